@@ -1,0 +1,21 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "ck",
+    products: [
+        .executable(name: "ck", targets: ["ck"]),
+        .library(name: "CKCore", targets: ["CKCore"]),
+        .library(name: "CKCommandLine", targets: ["CKCommandLine"]),
+    ],
+    targets: [
+        .systemLibrary(name: "CckSQLite", path: "Sources/CckSQLite"),
+        .target(name: "CKCore", dependencies: ["CckSQLite"]),
+        .target(name: "CKCommandLine", dependencies: ["CKCore"]),
+        .executableTarget(name: "ck", dependencies: ["CKCommandLine"]),
+        .testTarget(name: "CKCoreTests", dependencies: ["CKCore"]),
+        .testTarget(name: "CKCommandLineTests", dependencies: ["CKCommandLine", "CKCore"], exclude: ["Golden"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["ck", "CKCore"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,67 @@
+import CKCore
+import Foundation
+
+/// The `ck` command line: parses arguments, runs a command, prints, and returns an exit code.
+public enum CKCommandLineTool {
+    /// Runs `ck` with these arguments (without the program name) and exits.
+    public static func runAndExit(_ arguments: [String]) -> Never {
+        let code = run(arguments, terminal: .process)
+        StreamWriter.stdout.flush()
+        StreamWriter.stderr.flush()
+        exit(code)
+    }
+
+    /// Runs `ck` against a terminal and returns its exit code.
+    public static func run(_ arguments: [String], terminal: Terminal) -> Int32 {
+        var invocation: Invocation? = nil
+        let wantsJSON = jsonErrors(arguments, terminal)
+        do {
+            let parsed = try ArgumentParser.parse(arguments, root: CommandTree.root, globals: GlobalOptions.all)
+            let inv = Invocation(parsed: parsed, terminal: terminal)
+            invocation = inv
+            if parsed.flag("version") {
+                inv.line("ck \(CommandTree.version)")
+                return ExitCode.success
+            }
+            if parsed.flag("help") {
+                inv.out(HelpRenderer.help(parsed.command, globals: GlobalOptions.all))
+                return ExitCode.success
+            }
+            guard let run = parsed.command.run else {
+                if let first = parsed.positionals.first {
+                    let kind = parsed.command.parent == nil ? "command '\(first)'" : "subcommand '\(first)' for '\(parsed.command.path)'"
+                    throw UsageError("unknown \(kind); try one of: \(parsed.command.visibleSubcommands.map(\.name).joined(separator: ", "))",
+                                     command: parsed.command.path)
+                }
+                inv.out(HelpRenderer.help(parsed.command, globals: GlobalOptions.all))
+                return ExitCode.success
+            }
+            let code = try run(inv)
+            printWarnings(inv)
+            return code
+        } catch {
+            if let inv = invocation { printWarnings(inv) }
+            return ErrorReport.report(error, invocation: invocation, terminal: terminal, json: wantsJSON)
+        }
+    }
+
+    static func printWarnings(_ inv: Invocation) {
+        var seen = Set<String>()
+        for w in inv.warnings where seen.insert(w).inserted { inv.terminal.writeErr("ck: warning: \(w)\n") }
+    }
+
+    /// Whether errors should be JSON: decided from the raw arguments so that usage errors honour -o json too.
+    static func jsonErrors(_ args: [String], _ terminal: Terminal) -> Bool {
+        var value = terminal.environment["CK_OUTPUT"]
+        var i = 0
+        while i < args.count {
+            let a = args[i]
+            if a == "--" { break }
+            if (a == "-o" || a == "--output"), i + 1 < args.count { value = args[i + 1]; i += 1 }
+            else if a.hasPrefix("--output=") { value = String(a.dropFirst(9)) }
+            else if a.hasPrefix("-o"), a.count > 2 { value = String(a.dropFirst(2)) }
+            i += 1
+        }
+        return value == "json" || value == "jsonl"
+    }
+}

@@ -1,0 +1,92 @@
+import CKCore
+
+/// `ck help [topic | command …]`: command help and topic pages, all from the command tree and shared tables.
+enum HelpCommand {
+    static let spec = CommandSpec(
+        "help", summary: "Show help for a command or a topic.",
+        discussion: "Topics: \(topics.keys.sorted().joined(separator: ", ")). Any command path works too, e.g. 'ck help record save'.",
+        arguments: [ArgumentSpec("topic", help: "A topic or a command path.", optional: true, repeatable: true)],
+        run: run)
+
+    static let topics: [String: @Sendable () -> String] = [
+        "exit-codes": exitCodes,
+        "environment": environment,
+        "formats": formats,
+        "store": store,
+    ]
+
+    static func run(_ inv: Invocation) throws -> Int32 {
+        let words = inv.positionals
+        if words.count == 1, let topic = topics[words[0]] { inv.out(topic()); return ExitCode.success }
+        var cmd = CommandTree.root
+        for w in words {
+            guard let sub = cmd.subcommand(w) else {
+                throw UsageError("no help topic or command '\(words.joined(separator: " "))'; topics: \(topics.keys.sorted().joined(separator: ", "))", command: "ck help")
+            }
+            cmd = sub
+        }
+        inv.out(HelpRenderer.help(cmd, globals: GlobalOptions.all))
+        return ExitCode.success
+    }
+
+    static func exitCodes() -> String {
+        var out = "EXIT CODES\n\nck exits with one of these codes; the error line on stderr names the CloudKit\nerror.\n\n"
+        for row in ExitCode.table {
+            out += String(row.code).padding(toLength: 5, withPad: " ", startingAt: 0) + row.meaning + "\n"
+            if !row.errors.isEmpty { out += HelpRenderer.wrap(row.errors, indent: 5) + "\n" }
+        }
+        return out
+    }
+
+    static func environment() -> String {
+        var out = "ENVIRONMENT\n\nA flag beats its environment variable, which beats the store's default.\n\n"
+        for v in GlobalOptions.environmentVariables {
+            out += v.name.padding(toLength: 16, withPad: " ", startingAt: 0) + v.meaning + "\n"
+        }
+        return out
+    }
+
+    static func formats() -> String {
+        """
+        OUTPUT FORMATS
+
+        -o table   aligned text for people; the default when stdout is a terminal
+        -o plain   tab-separated lines for scripts; the default when stdout is piped.
+                   Records print as name, type, change tag, then field=value columns;
+                   tabs, newlines and backslashes in values are escaped as \\t, \\n, \\\\.
+        -o json    one JSON document; records use the CloudKit Web Services record
+                   dictionary inside {"records": [...]}
+        -o jsonl   one compact JSON object per line
+
+        Errors print on stderr as 'ck: <ckErrorName> (<code>): <reason>' and a 'hint:'
+        line; with -o json or jsonl the error is a JSON object on stderr instead.
+        The json and jsonl shapes are a promise: fields are added, never removed or
+        renamed.
+
+        """
+    }
+
+    static func store() -> String {
+        """
+        THE STORE
+
+        ck keeps an emulated CloudKit container on disk as JSON files. The store root
+        is, first match wins: --data-dir, $CK_DATA_DIR, the nearest .ck/ walking up
+        from the working directory (made by 'ck init'), else
+        ${XDG_DATA_HOME:-~/.local/share}/ck (made on first use, with the container
+        \(CKStore.defaultContainerID)).
+
+          ck.json                                 format version, current container
+          containers/<id>/container.json          identifier, created, users
+          containers/<id>/<environment>/          development and production
+            schema.json  zones.json               record types; custom zones
+            public/_defaultZone.jsonl             public database log
+            private/<userRecordName>/<zone>.jsonl private database logs
+            assets/<sha256>                       asset bytes
+
+        Zone logs are append-only JSON Lines; the latest line for a record wins. Writers
+        hold an exclusive lock and fsync before ck reports success. See docs/store.md.
+
+        """
+    }
+}

@@ -1,0 +1,119 @@
+import Foundation
+import CKCore
+
+/// A command being run: its parsed arguments, the resolved global options, and the terminal.
+final class Invocation {
+    let parsed: ParsedCommand
+    let terminal: Terminal
+    private var openedStore: CKStore?
+    private var databases: [CKDatabase] = []
+
+    init(parsed: ParsedCommand, terminal: Terminal) {
+        self.parsed = parsed
+        self.terminal = terminal
+    }
+
+    var command: CommandSpec { parsed.command }
+
+    /// The one positional argument a command takes, or a usage error naming what was expected.
+    func single(_ what: String) throws -> String {
+        guard positionals.count == 1, let value = positionals.first else {
+            throw UsageError("expected one \(what)", command: command.path)
+        }
+        return value
+    }
+    var positionals: [String] { parsed.positionals }
+
+    /// A global or command option: flag, then environment variable.
+    func setting(_ long: String, env: String) -> String? {
+        if let v = parsed.value(long) { return v }
+        if let v = terminal.environment[env], !v.isEmpty { return v }
+        return nil
+    }
+
+    var quiet: Bool { parsed.flag("quiet") }
+    var color: Bool { terminal.stderrIsTTY && !parsed.flag("no-color") && terminal.environment["NO_COLOR"] == nil }
+
+    func outputFormat() throws(UsageError) -> OutputFormat {
+        guard let v = setting("output", env: "CK_OUTPUT") else { return terminal.stdoutIsTTY ? .table : .plain }
+        guard let f = OutputFormat(rawValue: v) else { throw UsageError("CK_OUTPUT='\(v)' is not one of table, json, jsonl, plain") }
+        return f
+    }
+
+    func environment() throws(UsageError) -> Environment {
+        guard let v = setting("env", env: "CK_ENV") else { return .development }
+        guard let e = Environment(rawValue: v) else { throw UsageError("CK_ENV='\(v)' is not development or production") }
+        return e
+    }
+
+    func scope() throws(UsageError) -> DatabaseScope {
+        guard let v = setting("db", env: "CK_DB") else { return .private }
+        guard let d = DatabaseScope(rawValue: v) else { throw UsageError("CK_DB='\(v)' is not public, private or shared") }
+        return d
+    }
+
+    var zone: String { setting("zone", env: "CK_ZONE") ?? Names.defaultZoneName }
+    var user: String { setting("as", env: "CK_USER") ?? CKContainer.defaultUserName }
+
+    var storeLocation: StoreLocation {
+        StoreLocation.resolve(dataDir: parsed.value("data-dir"), environment: terminal.environment,
+                              workingDirectory: terminal.workingDirectory)
+    }
+
+    func store() throws -> CKStore {
+        if let s = openedStore { return s }
+        let s = try CKStore.open(storeLocation)
+        openedStore = s
+        return s
+    }
+
+    func container() throws -> CKContainer {
+        try store().container(setting("container", env: "CK_CONTAINER"))
+    }
+
+    func database() throws -> CKDatabase {
+        let db = try container().database(try scope(), environment: try environment(), user: user)
+        db.fileBaseDirectory = terminal.workingDirectory
+        databases.append(db)
+        return db
+    }
+
+    /// Warnings the store met, to be printed on stderr.
+    var warnings: [String] { (openedStore?.warnings ?? []) + databases.flatMap(\.warnings) }
+
+    // MARK: Printing
+
+    func out(_ s: String) { terminal.writeOut(s) }
+    func line(_ s: String) { terminal.writeOut(s + "\n") }
+
+    /// Prints the outcome of a command in the chosen format: an object for json/jsonl, a line for scripts, a sentence for people.
+    func report(_ json: JSON, plain: String, table: String) throws {
+        switch try outputFormat() {
+        case .json: line(json.pretty())
+        case .jsonl: line(json.serialized())
+        case .plain: line(plain)
+        case .table: line(table)
+        }
+    }
+
+    /// A note on stderr, silenced by -q.
+    func note(_ s: String) { if !quiet { terminal.writeErr("ck: " + s + "\n") } }
+
+    /// Asks on a terminal; elsewhere the answer is yes (scripts pass -y anyway).
+    func confirm(_ question: String) -> Bool {
+        guard terminal.stdinIsTTY else { return true }
+        terminal.writeErr(question + " [y/N] ")
+        let answer = terminal.readLine()?.lowercased() ?? ""
+        return answer == "y" || answer == "yes"
+    }
+
+    /// Reads a file argument; `-` is stdin.
+    func readInput(_ path: String) throws -> [UInt8] {
+        if path == "-" { return terminal.readStdin() }
+        let full = path.hasPrefix("/") ? path : terminal.workingDirectory + "/" + path
+        guard let data = FileManager.default.contents(atPath: full) else {
+            throw CKError(.invalidArguments, "cannot read file '\(path)'")
+        }
+        return [UInt8](data)
+    }
+}

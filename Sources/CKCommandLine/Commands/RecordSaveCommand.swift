@@ -1,0 +1,238 @@
+import Foundation
+import CKCore
+
+enum RecordSaveCommand {
+    static let spec = CommandSpec(
+        "save", summary: "Save a record: create it, or update it by change tag or save policy.",
+        discussion: """
+        Fields are field[:type]=value. Without a type, a field the schema knows takes its schema type; a new field is typed from the value: integer, double, ISO 8601 date, else string. Types: string, int64, double, timestamp, bytes (base64 or @file), reference (recordName[@zone]; add :deleteSelf or :validate for the action, e.g. owner:reference:deleteSelf=note-1), location (lat,lon), asset (@file) and lists of each (tags:string[]=a,b; location lists separate items with ';'; a JSON array also works).
+
+        Saving a name that exists fails with serverRecordChanged (exit 4), as CloudKit's save of an existing record ID does, unless --if-tag names the server's current change tag or a --policy overwrites.
+
+        --batch reads JSON Lines: each line a record dictionary ({"recordName", "recordType", "recordChangeTag", "fields"}) or a Web Services operation ({"operationType": "forceUpdate", "record": {…}}). CloudKit takes at most 200 operations per request: larger inputs are sent as several requests.
+        """,
+        arguments: [ArgumentSpec("record-type", help: "Record type (created just in time in development).", optional: true, completion: .recordType),
+                    ArgumentSpec("field[:type]=value", help: "Field values to set.", optional: true, repeatable: true, completion: .field)],
+        options: [
+            OptionSpec("name", value: "name", help: "Record name (default: a new UUID).", completion: .recordName),
+            OptionSpec("if-tag", value: "tag", help: "Update only if the server's change tag is still <tag> (ifServerRecordUnchanged)."),
+            OptionSpec("policy", value: "policy", help: "Overwrite without a tag check: changed-keys or all-keys (both keep server fields you do not send).", choices: ["changed-keys", "all-keys"]),
+            OptionSpec("unset", value: "field", help: "Remove a field (repeatable).", repeatable: true, completion: .field),
+            OptionSpec("fields-json", value: "json", help: "Fields as JSON: {\"title\": {\"value\": \"x\", \"type\": \"STRING\"}} (Web Services or cktool type names)."),
+            OptionSpec("fields-file", value: "file", help: "Read the fields JSON from a file.", completion: .file),
+            OptionSpec("fields-stdin", help: "Read the fields JSON from stdin."),
+            OptionSpec("asset-file", value: "key=path", help: "cktool's --asset-files: an asset field whose JSON value is <key> takes the bytes of <path> (repeatable).", repeatable: true, completion: .file),
+            OptionSpec("batch", value: "file", help: "Save JSON Lines records from <file> ('-' for stdin).", completion: .file),
+            OptionSpec("atomic", help: "All or nothing (zones with the atomic capability; at most 200 operations)."),
+            RecordCommand.keysOption,
+        ],
+        examples: [
+            ("ck record save Note --name note-1 title=\"Hello CloudKit\" tags:string[]=work,todo", "Create note-1 with a title and a tag list."),
+            ("ck record save Note --name note-1 --if-tag 2 title=\"Edited\"", "Update it only if its change tag is still 2."),
+            ("ck record save Note --name note-1 --policy changed-keys done=1", "Overwrite one field whatever the server has."),
+            ("ck record save Note --fields-json '{\"title\":{\"value\":\"x\",\"type\":\"stringType\"}}'", "Fields in cktool's JSON shape."),
+            ("ck record save --batch notes.jsonl", "Save many records from JSON Lines."),
+        ],
+        run: run)
+
+    static func policy(_ inv: Invocation) throws -> SavePolicy? {
+        switch inv.parsed.value("policy") {
+        case nil: return nil
+        case "changed-keys": return .changedKeys
+        default: return .allKeys
+        }
+    }
+
+    static func run(_ inv: Invocation) throws -> Int32 {
+        let policy = try policy(inv)
+        if inv.parsed.value("if-tag") != nil && policy != nil {
+            throw UsageError("--if-tag and --policy exclude each other: --if-tag checks the change tag, a policy overwrites", command: inv.command.path)
+        }
+        if let batch = inv.parsed.value("batch") { return try runBatch(inv, file: batch, policy: policy) }
+        if inv.parsed.flag("atomic") { throw UsageError("--atomic goes with --batch", command: inv.command.path) }
+        guard let type = inv.positionals.first else {
+            throw UsageError("expected a record type (or --batch <file>)", command: inv.command.path)
+        }
+        var fields: [String: FieldInput] = try jsonFields(inv)
+        for a in inv.positionals.dropFirst() {
+            let (key, input) = try assignment(a, inv: inv)
+            fields[key] = input
+        }
+        for key in inv.parsed.all("unset") { fields[key] = .unset }
+        let op = RecordOperation.save(recordType: type, recordName: inv.parsed.value("name"), fields: fields,
+                                      ifTag: inv.parsed.value("if-tag"), policy: policy)
+        let result = try inv.database().modify([op], zone: inv.zone)
+        return try finish([result], inv: inv, total: 1)
+    }
+
+    /// `field[:type[:action]]=value`.
+    static func assignment(_ a: String, inv: Invocation) throws -> (String, FieldInput) {
+        guard let eq = a.firstIndex(of: "=") else {
+            throw UsageError("expected field=value, got '\(a)'", command: inv.command.path)
+        }
+        let lhs = a[..<eq].split(separator: ":", omittingEmptySubsequences: false).map(String.init)
+        let value = String(a[a.index(after: eq)...])
+        guard let key = lhs.first, !key.isEmpty, lhs.count <= 3 else {
+            throw UsageError("expected field[:type[:action]]=value, got '\(a)'", command: inv.command.path)
+        }
+        var type: FieldType? = nil
+        if lhs.count >= 2 {
+            guard let t = FieldType(cliName: lhs[1]) else {
+                throw UsageError("unknown type '\(lhs[1])' for field '\(key)': use string, int64, double, timestamp, bytes, reference, location, asset, or a list like string[]", command: inv.command.path)
+            }
+            type = t
+        }
+        var action: Reference.Action? = nil
+        if lhs.count == 3 {
+            guard type?.base == .reference else {
+                throw UsageError("'\(lhs[2])' in '\(a)': only references take an action", command: inv.command.path)
+            }
+            switch lhs[2].lowercased() {
+            case "none": action = Reference.Action.none
+            case "deleteself", "delete_self", "delete-self": action = .deleteSelf
+            case "validate": action = .validate
+            default: throw UsageError("unknown reference action '\(lhs[2])': use none, deleteSelf or validate", command: inv.command.path)
+            }
+        }
+        return (key, .text(value, type: type, action: action))
+    }
+
+    /// `--fields-json`, `--fields-file`, `--fields-stdin`: an object of field dictionaries.
+    static func jsonFields(_ inv: Invocation) throws -> [String: FieldInput] {
+        var sources: [(String, [UInt8])] = []
+        if let j = inv.parsed.value("fields-json") { sources.append(("--fields-json", Array(j.utf8))) }
+        if let f = inv.parsed.value("fields-file") { sources.append((f, try inv.readInput(f))) }
+        if inv.parsed.flag("fields-stdin") { sources.append(("<stdin>", inv.terminal.readStdin())) }
+        guard sources.count <= 1 else {
+            throw UsageError("give fields with one of --fields-json, --fields-file, --fields-stdin", command: inv.command.path)
+        }
+        guard let (label, bytes) = sources.first else { return [:] }
+        let json: JSON
+        do { json = try JSON.parse(utf8: bytes) } catch {
+            throw CKError(.invalidArguments, "\(label):\(error.line):\(error.column): invalid JSON: \(error.message)")
+        }
+        guard case .object(let o) = json else {
+            throw CKError(.invalidArguments, "\(label): expected an object of fields, found \(json.kindName)",
+                          hint: "{\"title\": {\"value\": \"Hello\", \"type\": \"STRING\"}}")
+        }
+        let assets = try assetFiles(inv)
+        var out: [String: FieldInput] = [:]
+        for (k, v) in o {
+            guard case .object = v else {
+                throw CKError(.invalidArguments, "\(label): field '\(k)': expected {\"value\": …, \"type\": …}, found \(v.kindName)")
+            }
+            if let t = v["type"]?.stringValue, let ft = FieldType(name: t), ft.base == .asset {
+                out[k] = try assetInput(v["value"], list: ft.isList, key: k, assets: assets, label: label)
+                continue
+            }
+            out[k] = (v["value"]?.isNull ?? true) ? .unset : .json(v)
+        }
+        return out
+    }
+
+    static func assetFiles(_ inv: Invocation) throws -> [String: String] {
+        var map: [String: String] = [:]
+        for item in inv.parsed.all("asset-file") {
+            guard let eq = item.firstIndex(of: "=") else {
+                throw UsageError("--asset-file takes key=path, got '\(item)'", command: inv.command.path)
+            }
+            map[String(item[..<eq])] = String(item[item.index(after: eq)...])
+        }
+        return map
+    }
+
+    /// cktool's asset values name a key given with --asset-files.
+    static func assetInput(_ value: JSON?, list: Bool, key: String, assets: [String: String], label: String) throws -> FieldInput {
+        func path(_ j: JSON) throws -> String {
+            guard let k = j.stringValue else {
+                throw CKError(.invalidArguments, "\(label): field '\(key)': an asset value names an --asset-file key")
+            }
+            guard let p = assets[k] else {
+                throw CKError(.invalidArguments, "\(label): field '\(key)': no --asset-file given for key '\(k)'",
+                              hint: "add --asset-file \(k)=<path>")
+            }
+            return p
+        }
+        guard let value else { return .unset }
+        if case .object = value { return .json(.object(["value": value, "type": .string(list ? "ASSETID_LIST" : "ASSETID")])) }
+        if list {
+            guard let items = value.arrayValue else { throw CKError(.invalidArguments, "\(label): field '\(key)': expected a list of asset keys") }
+            var paths: [String] = []
+            for i in items { paths.append(try path(i)) }
+            return .text("[" + paths.map { JSON.string("@" + $0).serialized() }.joined(separator: ",") + "]", type: FieldType(.asset, list: true), action: nil)
+        }
+        return .text("@" + (try path(value)), type: .asset, action: nil)
+    }
+
+    // MARK: Batches
+
+    static func runBatch(_ inv: Invocation, file: String, policy: SavePolicy?) throws -> Int32 {
+        let stray = ["name", "if-tag", "unset", "fields-json", "fields-file", "asset-file"].filter { !inv.parsed.all($0).isEmpty }
+            + (inv.parsed.flag("fields-stdin") ? ["fields-stdin"] : [])
+        guard inv.positionals.isEmpty, stray.isEmpty else {
+            let what = stray.isEmpty ? "a record type or fields" : stray.map { "--" + $0 }.joined(separator: ", ")
+            throw UsageError("--batch takes its records from the file, so \(what) cannot be given on the command line (each line carries its own recordName, recordChangeTag and fields)", command: inv.command.path)
+        }
+        let bytes = try inv.readInput(file)
+        let label = file == "-" ? "<stdin>" : file
+        // Every line is checked before anything is written.
+        var ops: [RecordOperation] = []
+        var lineNo = 0
+        for line in bytes.split(separator: 0x0A, omittingEmptySubsequences: false) {
+            lineNo += 1
+            if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) { continue }
+            let json: JSON
+            do { json = try JSON.parse(utf8: line) } catch {
+                throw CKError(.invalidArguments, "\(label):\(lineNo):\(error.column): invalid JSON: \(error.message)",
+                              hint: "each line must be one JSON object; nothing was saved")
+            }
+            if let z = RecordOperation.zoneName(in: json), z != inv.zone {
+                throw CKError(.invalidArguments, "\(label):\(lineNo): the record is in zone '\(z)' but the request goes to '\(inv.zone)'",
+                              hint: "pass -z \(z), or split the file by zone; nothing was saved")
+            }
+            do { ops.append(try RecordOperation(json: json, path: "\(label):\(lineNo)", policy: policy)) } catch {
+                throw CKError(error.code, error.reason, hint: (error.hint.map { $0 + "; " } ?? "") + "nothing was saved")
+            }
+        }
+        let atomic = inv.parsed.flag("atomic")
+        if atomic && ops.count > CKDatabase.maxOperationsPerRequest {
+            throw CKError(.limitExceeded, "\(ops.count) operations in one atomic request; CloudKit allows \(CKDatabase.maxOperationsPerRequest)",
+                          hint: "atomicity holds per request: split the file into requests of at most 200, or drop --atomic")
+        }
+        let db = try inv.database()
+        if atomic {
+            let zone = try db.zones().first { $0.zoneID.zoneName == inv.zone }
+            if zone?.capabilities.contains(.atomic) != true {
+                inv.note("warning: zone \(inv.zone) has no atomic capability; --atomic has no effect there, as in CloudKit")
+            }
+        }
+        var results: [ModifyResult] = []
+        for chunk in chunks(ops, inv: inv) {
+            results.append(try db.modify(chunk, zone: inv.zone, atomic: atomic))
+        }
+        return try finish(results, inv: inv, total: ops.count)
+    }
+
+    /// Splits operations into requests of at most 200, saying so when it does.
+    static func chunks(_ ops: [RecordOperation], inv: Invocation) -> [[RecordOperation]] {
+        let size = CKDatabase.maxOperationsPerRequest
+        if ops.count > size {
+            let n = (ops.count + size - 1) / size
+            inv.note("\(ops.count) operations: sending \(n) requests of at most \(size) (CloudKit's limit per request)")
+        }
+        return stride(from: 0, to: ops.count, by: size).map { Array(ops[$0..<min($0 + size, ops.count)]) }
+    }
+
+    static func finish(_ results: [ModifyResult], inv: Invocation, total: Int) throws -> Int32 {
+        let all = results.flatMap(\.results)
+        let failures = results.flatMap(\.failures)
+        try RecordCommand.printResults(all, inv, keys: RecordCommand.keys(inv))
+        if let e = RecordCommand.failure(failures, total: total, verb: "save") {
+            if failures.contains(where: { $0.error.code == .batchRequestFailed }) {
+                throw CKError(.batchRequestFailed, "Atomic request failed: \(failures.filter { $0.error.code != .batchRequestFailed }.count) of \(total) operations were rejected, so none was applied", items: failures)
+            }
+            throw e
+        }
+        return ExitCode.success
+    }
+}

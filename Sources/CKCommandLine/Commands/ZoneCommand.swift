@@ -1,0 +1,118 @@
+import Foundation
+import CKCore
+
+enum ZoneCommand {
+    static let spec = CommandSpec(
+        "zone", summary: "Create, list, show and delete record zones.",
+        discussion: "Custom zones exist only in the private database (the public database has only _defaultZone; creating one there answers badDatabase). A custom zone has capabilities: fetchChanges (change feeds), atomic (all-or-nothing batches) and sharing.",
+        examples: [("ck zone create Notes", "Create a custom zone in the private database of the current user."),
+                   ("ck -z Notes record save Note title=Hi", "Save a record into it.")],
+        subcommands: [
+            CommandSpec("create", summary: "Create a custom zone (saving an existing zone changes nothing).",
+                        arguments: [ArgumentSpec("zone", help: "Zone name: ASCII, not starting with '_'.")],
+                        options: [OptionSpec("capabilities", value: "list",
+                                             help: "Comma-separated capabilities (default: fetchChanges,atomic,sharing).",
+                                             choices: [])],
+                        run: create),
+            CommandSpec("list", summary: "List the zones of the database.", run: list),
+            CommandSpec("show", summary: "Show a zone: owner, capabilities, record count.",
+                        arguments: [ArgumentSpec("zone", help: "Zone name (default: --zone or _defaultZone).", optional: true, completion: .zone)],
+                        run: show),
+            CommandSpec("delete", summary: "Delete a custom zone and all its records.",
+                        arguments: [ArgumentSpec("zone", help: "Zone name.", completion: .zone)],
+                        options: [OptionSpec("yes", short: "y", help: "Do not ask for confirmation.")],
+                        run: delete),
+        ])
+
+    static func zoneJSON(_ z: Zone) -> JSON {
+        .object(["zoneID": z.zoneID.json, "capabilities": .array(z.capabilities.sorted().map { .string($0.rawValue) }),
+                 "atomic": .bool(z.capabilities.contains(.atomic))])
+    }
+
+    static func caps(_ z: Zone) -> String {
+        z.capabilities.isEmpty ? "-" : z.capabilities.sorted().map(\.rawValue).joined(separator: ",")
+    }
+
+    static func create(_ inv: Invocation) throws -> Int32 {
+        let zoneName = try inv.single("zone name")
+        var caps = ZoneCapability.defaults
+        if let list = inv.parsed.value("capabilities") {
+            caps = []
+            for part in list.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }) where !part.isEmpty {
+                guard let c = ZoneCapability(rawValue: part) else {
+                    throw UsageError("unknown capability '\(part)': expected fetchChanges, atomic, sharing or zoneWideSharing", command: inv.command.path)
+                }
+                caps.insert(c)
+            }
+        }
+        let (zone, created) = try inv.database().createZone(zoneName, capabilities: caps)
+        if !created { inv.note("zone '\(zoneName)' already exists; nothing changed") }
+        try printZones([zone], inv, verb: created ? "Created zone" : "Zone")
+        return ExitCode.success
+    }
+
+    static func printZones(_ zones: [Zone], _ inv: Invocation, verb: String? = nil) throws {
+        switch try inv.outputFormat() {
+        case .json: inv.line(JSON.object(["zones": .array(zones.map(zoneJSON))]).pretty())
+        case .jsonl: for z in zones { inv.line(zoneJSON(z).serialized()) }
+        case .plain:
+            var t = Table([])
+            for z in zones { t.add([z.zoneID.zoneName, z.zoneID.ownerRecordName, caps(z)]) }
+            inv.out(t.plain())
+        case .table:
+            if let verb, let z = zones.first, zones.count == 1 {
+                inv.line("\(verb) \(z.zoneID.zoneName) (capabilities: \(caps(z)))")
+                return
+            }
+            var t = Table(["ZONE", "OWNER", "CAPABILITIES"])
+            for z in zones { t.add([z.zoneID.zoneName, z.zoneID.ownerRecordName, caps(z)]) }
+            inv.out(t.aligned())
+        }
+    }
+
+    static func list(_ inv: Invocation) throws -> Int32 {
+        guard inv.positionals.isEmpty else { throw UsageError("list takes no arguments", command: inv.command.path) }
+        try printZones(try inv.database().zones(), inv)
+        return ExitCode.success
+    }
+
+    static func show(_ inv: Invocation) throws -> Int32 {
+        guard inv.positionals.count <= 1 else { throw UsageError("expected at most one zone name", command: inv.command.path) }
+        let s = try inv.database().zoneSummary(inv.positionals.first ?? inv.zone)
+        var json = zoneJSON(s.zone).objectValue ?? [:]
+        json["recordCount"] = .int(Int64(s.recordCount))
+        json["database"] = .string(s.zone.database.rawValue)
+        if s.zone.created > 0 { json["created"] = .int(s.zone.created) }
+        switch try inv.outputFormat() {
+        case .json: inv.line(JSON.object(json).pretty())
+        case .jsonl: inv.line(JSON.object(json).serialized())
+        case .plain, .table:
+            var rows: [(String, String)] = [("zone", s.zone.zoneID.zoneName), ("database", s.zone.database.rawValue),
+                                            ("owner", s.zone.zoneID.ownerRecordName), ("capabilities", caps(s.zone)),
+                                            ("records", String(s.recordCount))]
+            if s.zone.created > 0 { rows.append(("created", ISO8601.format(milliseconds: s.zone.created))) }
+            if try inv.outputFormat() == .plain {
+                for r in rows { inv.line(r.0 + "\t" + r.1) }
+            } else {
+                for r in rows { inv.line(r.0.padding(toLength: 14, withPad: " ", startingAt: 0) + r.1) }
+            }
+        }
+        return ExitCode.success
+    }
+
+    static func delete(_ inv: Invocation) throws -> Int32 {
+        let zoneName = try inv.single("zone name")
+        let db = try inv.database()
+        let summary = try db.zoneSummary(zoneName)
+        if !inv.parsed.flag("yes") && summary.recordCount > 0
+            && !inv.confirm("Delete zone \(zoneName) and its \(summary.recordCount) records?") {
+            inv.note("nothing deleted")
+            return ExitCode.failure
+        }
+        let count = try db.deleteZone(zoneName)
+        try inv.report(.object(["zoneID": summary.zone.zoneID.json, "deleted": .bool(true), "recordCount": .int(Int64(count))]),
+                       plain: zoneName + "\tdeleted\t" + String(count),
+                       table: "Deleted zone \(zoneName) and \(count) record\(count == 1 ? "" : "s")")
+        return ExitCode.success
+    }
+}

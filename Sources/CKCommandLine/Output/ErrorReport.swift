@@ -1,0 +1,41 @@
+import CKCore
+
+/// Turns errors into stderr text (or a JSON error object) and an exit code.
+enum ErrorReport {
+    static func report(_ error: Error, invocation: Invocation?, terminal: Terminal, json: Bool) -> Int32 {
+        let red = invocation?.color == true ? "\u{1B}[31m" : "", reset = invocation?.color == true ? "\u{1B}[0m" : ""
+        switch error {
+        case let u as UsageError:
+            if json {
+                terminal.writeErr(JSON.object(["error": .string("usage"), "reason": .string(u.message),
+                                                   "hint": .string("see '\(u.command) --help'")]).serialized() + "\n")
+            } else {
+                terminal.writeErr("\(red)ck: usage:\(reset) \(u.message)\nhint: see '\(u.command) --help'\n")
+            }
+            return ExitCode.usage
+        case let e as CKError:
+            if json {
+                terminal.writeErr(e.json.serialized() + "\n")
+            } else {
+                var text = "\(red)ck: \(e.code.name) (\(e.code.rawValue)):\(reset) \(e.reason)\n"
+                let shown = 20
+                for item in e.items.prefix(shown) {
+                    text += "  \(item.id.isEmpty ? "(unnamed)" : item.id): \(item.error.code.name) (\(item.error.code.rawValue)): \(item.error.reason)\n"
+                }
+                if e.items.count > shown { text += "  … and \(e.items.count - shown) more (all of them with -o json)\n" }
+                if let server = e.details["serverRecord"], e.code == .serverRecordChanged {
+                    text += "  server: " + RecordText.summary(server) + "\n"
+                    if let client = e.details["clientRecord"] { text += "  client: " + RecordText.summary(client) + "\n" }
+                    if let ancestor = e.details["ancestorRecord"] { text += "  ancestor: " + RecordText.summary(ancestor) + "\n" }
+                }
+                if let after = e.retryAfter { text += "retry after \(after) seconds\n" }
+                if let hint = e.hint { text += "hint: \(hint)\n" }
+                terminal.writeErr(text)
+            }
+            return ExitCode.of(e.code)
+        default:
+            terminal.writeErr("ck: internalError (1): \(error)\n")
+            return ExitCode.failure
+        }
+    }
+}

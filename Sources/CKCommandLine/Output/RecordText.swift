@@ -1,0 +1,94 @@
+import Foundation
+import CKCore
+
+/// Records as text for people (table) and scripts (plain).
+enum RecordText {
+    /// One value for display: dates in ISO 8601, references as name[@zone], lists in brackets.
+    static func display(_ v: FieldValue) -> String {
+        switch v {
+        case .string(let s): return s
+        case .int64(let i): return String(i)
+        case .double(let d): return "\(d)"
+        case .timestamp(let t): return ISO8601.format(milliseconds: t)
+        case .bytes: return v.valueJSON.stringValue ?? ""
+        case .reference(let r):
+            var s = r.recordName
+            if let z = r.zoneName { s += "@" + z }
+            if r.action != .none { s += " (\(r.action.rawValue))" }
+            return s
+        case .asset(let a): return "asset \(a.sha256.prefix(12))… (\(a.size) bytes\(a.fileName.map { ", " + $0 } ?? ""))"
+        case .location(let l): return "\(l.latitude),\(l.longitude)"
+        case .list(_, let items): return "[" + items.map(display).joined(separator: ", ") + "]"
+        }
+    }
+
+    /// Escapes tabs, newlines and backslashes so a plain line stays one line.
+    static func escape(_ s: String) -> String {
+        guard s.contains(where: { $0 == "\t" || $0 == "\n" || $0 == "\\" || $0 == "\r" }) else { return s }
+        var out = ""
+        for c in s {
+            switch c {
+            case "\t": out += "\\t"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\\": out += "\\\\"
+            default: out.append(c)
+            }
+        }
+        return out
+    }
+
+    /// `name<TAB>type<TAB>tag<TAB>key=value…` for scripts.
+    static func plain(_ r: Record) -> String {
+        var cols = [r.recordName, r.recordType, r.changeTag]
+        for k in r.fields.keys.sorted() {
+            if let v = r.fields[k] { cols.append(k + "=" + escape(display(v))) }
+        }
+        return cols.joined(separator: "\t")
+    }
+
+    /// A block of aligned lines for people.
+    static func table(_ r: Record, keys: [String]?) -> String {
+        let rows: [(String, String)] = [
+            ("recordName", r.recordName), ("recordType", r.recordType), ("changeTag", r.changeTag),
+            ("zone", r.zoneID.zoneName),
+            ("created", ISO8601.format(milliseconds: r.created.timestamp) + " by " + r.created.userRecordName),
+            ("modified", ISO8601.format(milliseconds: r.modified.timestamp) + " by " + r.modified.userRecordName),
+        ]
+        let fieldKeys = r.fields.keys.sorted().filter { keys == nil || keys?.contains($0) == true }
+        var fieldRows: [(String, String)] = []
+        for k in fieldKeys {
+            if let v = r.fields[k] { fieldRows.append((k, display(v) + "  (" + v.type.wsName + ")")) }
+        }
+        let width = (rows + fieldRows).map { $0.0.count }.max() ?? 0
+        func fmt(_ row: (String, String)) -> String { row.0.padding(toLength: width + 2, withPad: " ", startingAt: 0) + row.1 }
+        var lines = rows.map(fmt)
+        if !fieldRows.isEmpty {
+            lines.append("fields:")
+            lines += fieldRows.map { "  " + fmt($0) }
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    /// A one-line summary of a record dictionary, for conflict reports.
+    static func summary(_ json: JSON) -> String {
+        var parts: [String] = []
+        if let tag = json["recordChangeTag"]?.stringValue { parts.append("tag \(tag)") }
+        if let t = json["modified"]?["timestamp"]?.int64Value {
+            parts.append("modified \(ISO8601.format(milliseconds: t)) by \(json["modified"]?["userRecordName"]?.stringValue ?? "?")")
+        }
+        var fields: [String] = []
+        if case .object(let f)? = json["fields"] {
+            for k in f.keys.sorted() {
+                guard let fj = f[k] else { continue }
+                if fj.isNull { fields.append("\(k)=(removed)"); continue }
+                if let v = try? FieldValue.from(fieldJSON: fj, declared: nil, path: k) {
+                    fields.append("\(k)=\(escape(display(v)))")
+                } else if let s = fj["value"]?.stringValue {
+                    fields.append("\(k)=\(escape(s))")
+                }
+            }
+        }
+        return parts.joined(separator: ", ") + (fields.isEmpty ? "" : ": " + fields.joined(separator: ", "))
+    }
+}

@@ -1,0 +1,74 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Where a command's input comes from and its output goes; tests substitute their own.
+public struct Terminal: @unchecked Sendable {
+    public var writeOut: (String) -> Void
+    public var writeErr: (String) -> Void
+    public var readStdin: () -> [UInt8]
+    public var readLine: () -> String?
+    public var stdoutIsTTY: Bool
+    public var stderrIsTTY: Bool
+    public var stdinIsTTY: Bool
+    public var environment: [String: String]
+    public var workingDirectory: String
+
+    public init(writeOut: @escaping (String) -> Void, writeErr: @escaping (String) -> Void,
+                readStdin: @escaping () -> [UInt8], readLine: @escaping () -> String? = { nil },
+                stdoutIsTTY: Bool = false, stderrIsTTY: Bool = false, stdinIsTTY: Bool = false,
+                environment: [String: String] = [:], workingDirectory: String = FileManager.default.currentDirectoryPath) {
+        self.writeOut = writeOut
+        self.writeErr = writeErr
+        self.readStdin = readStdin
+        self.readLine = readLine
+        self.stdoutIsTTY = stdoutIsTTY
+        self.stderrIsTTY = stderrIsTTY
+        self.stdinIsTTY = stdinIsTTY
+        self.environment = environment
+        self.workingDirectory = workingDirectory
+    }
+
+    /// The process's own standard streams and environment.
+    public static var process: Terminal {
+        Terminal(
+            writeOut: { s in StreamWriter.stdout.write(s) },
+            writeErr: { s in StreamWriter.stdout.flush(); StreamWriter.stderr.write(s); StreamWriter.stderr.flush() },
+            readStdin: { [UInt8](FileHandle.standardInput.readDataToEndOfFile()) },
+            readLine: { Swift.readLine() },
+            stdoutIsTTY: isatty(1) == 1, stderrIsTTY: isatty(2) == 1, stdinIsTTY: isatty(0) == 1,
+            environment: ProcessInfo.processInfo.environment,
+            workingDirectory: FileManager.default.currentDirectoryPath)
+    }
+}
+
+/// A buffered writer on a file descriptor (stdout output can be large).
+final class StreamWriter: @unchecked Sendable {
+    static let stdout = StreamWriter(fd: 1)
+    static let stderr = StreamWriter(fd: 2)
+
+    private let fd: Int32
+    private var buffer: [UInt8] = []
+
+    init(fd: Int32) { self.fd = fd }
+
+    func write(_ s: String) {
+        buffer.append(contentsOf: s.utf8)
+        if buffer.count >= 1 << 16 { flush() }
+    }
+
+    func flush() {
+        var done = 0
+        while done < buffer.count {
+            let n = buffer.withUnsafeBytes { buf -> Int in
+                guard let base = buf.baseAddress else { return 0 }
+                return Glibc.write(fd, base + done, buf.count - done)
+            }
+            if n < 0 && errno == EINTR { continue }
+            if n <= 0 { break }  // a closed pipe: drop the rest
+            done += n
+        }
+        buffer.removeAll(keepingCapacity: true)
+    }
+}

@@ -1,0 +1,110 @@
+/// What a shell can complete for a value.
+public enum CompletionKind: String, Sendable {
+    case none, file, directory, container, zone, recordType, field, recordName, user
+}
+
+/// One option of a command (or a global option).
+public struct OptionSpec: Sendable {
+    public var long: String
+    public var short: Character?
+    /// Placeholder for the option's value; nil for a flag.
+    public var valueName: String?
+    public var help: String
+    public var repeatable = false
+    /// Allowed values (also offered by completion).
+    public var choices: [String] = []
+    public var completion: CompletionKind = .none
+    public var hidden = false
+
+    public init(_ long: String, short: Character? = nil, value: String? = nil, help: String, repeatable: Bool = false,
+                choices: [String] = [], completion: CompletionKind = .none, hidden: Bool = false) {
+        self.long = long
+        self.short = short
+        self.valueName = value
+        self.help = help
+        self.repeatable = repeatable
+        self.choices = choices
+        self.completion = completion
+        self.hidden = hidden
+    }
+
+    public var takesValue: Bool { valueName != nil }
+
+    /// `-c, --container <id>`.
+    public var synopsis: String {
+        var s = short.map { "-\($0), " } ?? ""
+        s += "--" + long
+        if let v = valueName { s += " <\(v)>" }
+        return s
+    }
+}
+
+/// One positional argument.
+public struct ArgumentSpec: Sendable {
+    public var name: String
+    public var help: String
+    public var optional = false
+    public var repeatable = false
+    public var completion: CompletionKind = .none
+
+    public init(_ name: String, help: String, optional: Bool = false, repeatable: Bool = false, completion: CompletionKind = .none) {
+        self.name = name
+        self.help = help
+        self.optional = optional
+        self.repeatable = repeatable
+        self.completion = completion
+    }
+
+    /// `<name>`, `[<name>]`, `<name> ...`.
+    public var synopsis: String {
+        var s = "<\(name)>"
+        if repeatable { s += " ..." }
+        return optional ? "[\(s)]" : s
+    }
+}
+
+/// A node of the command tree: a noun with verbs, or a verb that runs.
+public final class CommandSpec: @unchecked Sendable {
+    public let name: String
+    public let summary: String
+    public let discussion: String
+    public let arguments: [ArgumentSpec]
+    public let options: [OptionSpec]
+    public private(set) var subcommands: [CommandSpec]
+    public let examples: [(command: String, explanation: String)]
+    public let hidden: Bool
+    let run: ((Invocation) throws -> Int32)?
+    public private(set) weak var parent: CommandSpec?
+
+    init(_ name: String, summary: String, discussion: String = "", arguments: [ArgumentSpec] = [],
+         options: [OptionSpec] = [], examples: [(String, String)] = [], hidden: Bool = false,
+         subcommands: [CommandSpec] = [], run: ((Invocation) throws -> Int32)? = nil) {
+        self.name = name
+        self.summary = summary
+        self.discussion = discussion
+        self.arguments = arguments
+        self.options = options
+        self.examples = examples.map { (command: $0.0, explanation: $0.1) }
+        self.hidden = hidden
+        self.subcommands = subcommands
+        self.run = run
+        for s in subcommands { s.parent = self }
+    }
+
+    /// `ck record save`.
+    public var path: String {
+        var names: [String] = []
+        var c: CommandSpec? = self
+        while let cur = c { names.insert(cur.name, at: 0); c = cur.parent }
+        return names.joined(separator: " ")
+    }
+
+    public func subcommand(_ name: String) -> CommandSpec? { subcommands.first { $0.name == name } }
+
+    public var visibleSubcommands: [CommandSpec] { subcommands.filter { !$0.hidden } }
+
+    /// Every command below this one, depth first.
+    public var allDescendants: [CommandSpec] { subcommands.flatMap { [$0] + $0.allDescendants } }
+
+    public func option(long: String) -> OptionSpec? { options.first { $0.long == long } }
+}

@@ -1,0 +1,52 @@
+extension Schema {
+    /// The declared type of a field of a record type, or nil.
+    public func declaredType(_ recordType: String, _ field: String) -> FieldType? {
+        recordTypes[recordType]?.fields[field]?.type
+    }
+
+    /// The field a just-in-time save creates: indexed as development indexes it (strings also searchable).
+    static func justInTimeField(_ type: FieldType) -> FieldSchema {
+        if type.isList { return FieldSchema(type: type, queryable: true) }
+        switch type.base {
+        case .string: return FieldSchema(type: type, queryable: true, sortable: true, searchable: true)
+        case .int64, .double, .timestamp, .bytes: return FieldSchema(type: type, queryable: true, sortable: true)
+        case .reference, .location: return FieldSchema(type: type, queryable: true)
+        case .asset: return FieldSchema(type: type)
+        }
+    }
+
+    /// Checks a record's values against the schema. Development creates missing types and fields
+    /// (just-in-time schema); production refuses them. Returns true when the schema changed.
+    mutating func admit(recordType: String, values: [String: FieldValue], environment: Environment) throws(CKError) -> Bool {
+        var changed = false
+        if recordTypes[recordType] == nil {
+            guard environment == .development else {
+                throw CKError(.invalidArguments, "Cannot create new type \(recordType) in production schema",
+                              hint: "add the type in development and deploy the schema to production")
+            }
+            if recordType == "Users" {
+                throw CKError.invalid("can't create records of the system type 'Users'")
+            }
+            recordTypes[recordType] = RecordTypeSchema(name: recordType, grants: RecordTypeSchema.defaultGrants)
+            changed = true
+        }
+        for key in values.keys.sorted() {
+            guard let value = values[key] else { continue }
+            if let declared = recordTypes[recordType]?.fields[key]?.type {
+                guard declared == value.type else {
+                    throw CKError(.invalidArguments,
+                                  "invalid attempt to set value type \(value.type.wsName) for field '\(key)' for type '\(recordType)', defined to be: \(declared.wsName)",
+                                  hint: "give the field a \(declared.cliName) value (\(key):\(declared.cliName)=…)")
+                }
+                continue
+            }
+            guard environment == .development else {
+                throw CKError(.invalidArguments, "Cannot create new field '\(key)' in type \(recordType) in production schema",
+                              hint: "add the field in development and deploy the schema to production")
+            }
+            recordTypes[recordType]?.fields[key] = Schema.justInTimeField(value.type)
+            changed = true
+        }
+        return changed
+    }
+}

@@ -1,0 +1,79 @@
+import Foundation
+
+/// One database (public, private or shared) of a container, in one environment, as one user sees it.
+public final class CKDatabase: @unchecked Sendable {
+    public let container: CKContainer
+    public let scope: DatabaseScope
+    public let environment: Environment
+    public let user: String
+    public let userRecordName: String
+    let env: EnvironmentStore
+    /// Where relative `@file` paths in field values are read from.
+    public var fileBaseDirectory = FileManager.default.currentDirectoryPath
+
+    /// CloudKit's limit on operations in one request.
+    public static let maxOperationsPerRequest = 200
+    /// CloudKit's limit on a record's size, assets excluded.
+    public static let maxRecordSize = 1_048_576
+
+    init(container: CKContainer, scope: DatabaseScope, environment: Environment, user: String) {
+        self.container = container
+        self.scope = scope
+        self.environment = environment
+        self.user = user
+        self.userRecordName = CKContainer.userRecordName(for: user)
+        self.env = EnvironmentStore(containerDir: container.dir, environment: environment)
+    }
+
+    var store: CKStore { container.store }
+
+    /// Warnings met while reading this database's files, and notes about what could not be recorded.
+    public var warnings: [String] { env.warnings + notes }
+    var notes: [String] = []
+
+    /// The zone ID of a zone name in this database.
+    public func zoneID(_ name: String) -> ZoneID {
+        ZoneID(zoneName: name, ownerRecordName: scope == .public ? CKContainer.publicOwner : userRecordName)
+    }
+
+    /// Finds a zone, or throws zoneNotFound with a next step.
+    func resolveZone(_ name: String, catalog: ZoneCatalog) throws(CKError) -> Zone {
+        try Names.validateZoneName(name)
+        switch scope {
+        case .shared:
+            throw CKError(.zoneNotFound, "Zone '\(name)' does not exist in the shared database",
+                          hint: "the shared database holds only zones other users shared with you; use --db private")
+        case .public:
+            guard name == Names.defaultZoneName else {
+                throw CKError(.zoneNotFound, "Zone '\(name)' does not exist: the public database has only _defaultZone",
+                              hint: "custom zones exist only in the private database (--db private)")
+            }
+            return Zone(zoneID: zoneID(name), database: .public, capabilities: [], created: 0, seq: 0)
+        case .private:
+            let id = zoneID(name)
+            if id.isDefault { return Zone(zoneID: id, database: .private, capabilities: [], created: 0, seq: 0) }
+            guard let z = catalog.zone(id, in: .private) else {
+                throw CKError(.zoneNotFound, "Zone '\(name)' does not exist", hint: "create it with 'ck zone create \(name)'")
+            }
+            return z
+        }
+    }
+
+    /// The live records of a zone log, by name.
+    static func fold(_ entries: [LogEntry]) -> [String: Record] {
+        var live: [String: Record] = [:]
+        for e in entries {
+            switch e {
+            case .save(_, let r): live[r.recordName] = r
+            case .delete(_, let n, _, _, _): live[n] = nil
+            }
+        }
+        return live
+    }
+
+    /// Change tags are the base-36 sequence number of the save: unique per environment, short like CloudKit's.
+    static func changeTag(seq: Int64) -> String { String(seq, radix: 36) }
+
+    /// The path of an asset's bytes in the store.
+    public func assetPath(_ asset: Asset) -> String { env.assetPath(asset.sha256) }
+}

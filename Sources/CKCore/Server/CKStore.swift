@@ -1,0 +1,164 @@
+import Foundation
+
+/// A store root: `ck.json` and the containers under it. The entry point of the emulator.
+public final class CKStore: @unchecked Sendable {
+    /// The container a fresh store starts with, so `ck record save` works with no set-up.
+    public static let defaultContainerID = "iCloud.ck.default"
+    public static let formatVersion: Int64 = 1
+
+    public let location: StoreLocation
+    public var root: String { location.path }
+    /// Warnings met while reading (torn lines dropped, …); the command line prints them.
+    public private(set) var warnings: [String] = []
+    /// A clock that tests may pin; ms since 1970.
+    public var now: () -> Int64 = { Int64((Date().timeIntervalSince1970 * 1000).rounded(.down)) }
+
+    var configPath: String { root + "/ck.json" }
+    var lockPath: String { root + "/.lock" }
+
+    init(location: StoreLocation) { self.location = location }
+
+    /// Opens the store, creating it (with its default container) on first use.
+    public static func open(_ location: StoreLocation) throws(CKError) -> CKStore {
+        let store = CKStore(location: location)
+        if !FileIO.exists(store.configPath) { try store.create() }
+        return store
+    }
+
+    /// Creates a store at `path` if none is there; returns false when one already existed.
+    @discardableResult
+    public static func initialize(at path: String) throws(CKError) -> Bool {
+        let store = CKStore(location: StoreLocation(path: path, source: .flag))
+        if FileIO.exists(store.configPath) { return false }
+        try store.create()
+        return true
+    }
+
+    func warn(_ message: String) { warnings.append(message) }
+    func warn(_ messages: [String]) { warnings.append(contentsOf: messages) }
+
+    private func create() throws(CKError) {
+        try FileIO.makeDirectory(root)
+        let lock = try FileLock(path: lockPath, exclusive: true)
+        defer { lock.unlock() }
+        if FileIO.exists(configPath) { return }
+        try createContainerFiles(CKStore.defaultContainerID)
+        // ck.json last: its presence means the store is complete.
+        try JSONFile.write(configPath, .object(["format": .int(CKStore.formatVersion),
+                                                "currentContainer": .string(CKStore.defaultContainerID)]))
+    }
+
+    // MARK: ck.json
+
+    func readConfig() throws(CKError) -> [String: JSON] {
+        guard let o = try JSONFile.readObject(configPath) else {
+            throw CKError.corrupt(path: configPath, "missing; run 'ck init' or remove the directory to start afresh")
+        }
+        if let f = o["format"]?.int64Value, f > CKStore.formatVersion {
+            throw CKError(.incompatibleVersion, "\(configPath): store format \(f) is newer than this ck understands (\(CKStore.formatVersion))",
+                          hint: "upgrade ck")
+        }
+        return o
+    }
+
+    /// The container commands use when none is named.
+    public func currentContainerID() throws(CKError) -> String {
+        let config = try readConfig()
+        guard let id = config["currentContainer"]?.stringValue else {
+            throw CKError.corrupt(path: configPath, "\"currentContainer\" is missing or not a string")
+        }
+        return id
+    }
+
+    // MARK: Containers
+
+    func containerDir(_ id: String) -> String { root + "/containers/" + id }
+
+    /// Identifiers of all containers, sorted.
+    public func containerIDs() throws(CKError) -> [String] {
+        FileIO.list(root + "/containers").filter { !$0.hasPrefix(".") && FileIO.exists(containerDir($0) + "/container.json") }
+    }
+
+    /// Creates a container; `use` makes it current.
+    public func createContainer(_ id: String, use: Bool = false) throws(CKError) {
+        try Names.validateContainerID(id)
+        let lock = try FileLock(path: lockPath, exclusive: true)
+        defer { lock.unlock() }
+        if FileIO.exists(containerDir(id) + "/container.json") {
+            throw CKError(.serverRecordChanged, "container '\(id)' already exists", serverErrorCode: "EXISTS")
+        }
+        try createContainerFiles(id)
+        if use { try setCurrentLocked(id) }
+    }
+
+    private func createContainerFiles(_ id: String) throws(CKError) {
+        let dir = containerDir(id)
+        for env in Environment.allCases {
+            let envDir = dir + "/" + env.rawValue
+            try FileIO.makeDirectory(envDir + "/public")
+            try FileIO.makeDirectory(envDir + "/private")
+            try FileIO.makeDirectory(envDir + "/assets")
+            if !FileIO.exists(envDir + "/schema.json") { try JSONFile.write(envDir + "/schema.json", Schema().json) }
+            if !FileIO.exists(envDir + "/zones.json") { try JSONFile.write(envDir + "/zones.json", ZoneCatalog().json) }
+        }
+        try JSONFile.write(dir + "/container.json", .object([
+            "identifier": .string(id), "created": .int(now()), "users": .object([:]),
+        ]))
+    }
+
+    /// Makes a container current (stored in ck.json).
+    public func useContainer(_ id: String) throws(CKError) {
+        let lock = try FileLock(path: lockPath, exclusive: true)
+        defer { lock.unlock() }
+        try setCurrentLocked(id)
+    }
+
+    private func setCurrentLocked(_ id: String) throws(CKError) {
+        try requireContainer(id)
+        var config = try readConfig()
+        config["currentContainer"] = .string(id)
+        try JSONFile.write(configPath, .object(config))
+    }
+
+    func requireContainer(_ id: String) throws(CKError) {
+        guard FileIO.exists(containerDir(id) + "/container.json") else {
+            try Names.validateContainerID(id)
+            throw CKError(.badContainer, "container '\(id)' does not exist in \(root)",
+                          hint: "create it with 'ck container create \(id)' or list them with 'ck container list'")
+        }
+    }
+
+    /// Deletes a container and all its data; if it was current, another container (if any) becomes current.
+    public func deleteContainer(_ id: String) throws(CKError) {
+        let lock = try FileLock(path: lockPath, exclusive: true)
+        defer { lock.unlock() }
+        try requireContainer(id)
+        let dir = containerDir(id)
+        var envLocks: [FileLock] = []
+        for env in Environment.allCases {
+            envLocks.append(try FileLock(path: dir + "/" + env.rawValue + "/.lock", exclusive: true))
+        }
+        var config = try readConfig()
+        if config["currentContainer"]?.stringValue == id {
+            let others = try containerIDs().filter { $0 != id }
+            config["currentContainer"] = others.first.map { .string($0) } ?? .null
+            try JSONFile.write(configPath, .object(config))
+        }
+        try FileIO.removeTree(dir)
+        envLocks.forEach { $0.unlock() }
+    }
+
+    /// A container by id, or the current one.
+    public func container(_ id: String? = nil) throws(CKError) -> CKContainer {
+        let cid: String
+        if let id { cid = id } else {
+            let config = try readConfig()
+            guard let current = config["currentContainer"]?.stringValue else {
+                throw CKError(.badContainer, "no current container", hint: "create one with 'ck container create iCloud.<id> --use'")
+            }
+            cid = current
+        }
+        try requireContainer(cid)
+        return CKContainer(store: self, identifier: cid)
+    }
+}

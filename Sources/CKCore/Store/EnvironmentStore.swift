@@ -1,0 +1,89 @@
+import Foundation
+
+/// One environment's tree on disk: lock, schema, zone catalog, zone logs and assets.
+final class EnvironmentStore {
+    let dir: String
+    let environment: Environment
+    private(set) var warnings: [String] = []
+
+    init(containerDir: String, environment: Environment) {
+        self.dir = containerDir + "/" + environment.rawValue
+        self.environment = environment
+    }
+
+    var schemaPath: String { dir + "/schema.json" }
+    var zonesPath: String { dir + "/zones.json" }
+    var assetsDir: String { dir + "/assets" }
+
+    /// The log file of a zone. Names were validated, so the path stays inside the store.
+    func logPath(database: DatabaseScope, zone: ZoneID) -> String {
+        switch database {
+        case .public: return dir + "/public/" + zone.zoneName + ".jsonl"
+        case .private, .shared: return dir + "/private/" + zone.ownerRecordName + "/" + zone.zoneName + ".jsonl"
+        }
+    }
+
+    /// Runs `body` holding the environment's lock (exclusive for writers, shared for readers).
+    func locked<T>(exclusive: Bool, _ body: () throws(CKError) -> T) throws(CKError) -> T {
+        let containerDir = (dir as NSString).deletingLastPathComponent
+        guard FileIO.exists(containerDir + "/container.json") else {
+            throw CKError(.badContainer, "container at \(containerDir) no longer exists")
+        }
+        try FileIO.makeDirectory(dir)
+        let l = try FileLock(path: dir + "/.lock", exclusive: exclusive)
+        defer { l.unlock() }
+        // The container may have been deleted while we waited for the lock.
+        guard FileIO.exists(containerDir + "/container.json") else {
+            throw CKError(.badContainer, "container at \(containerDir) was deleted")
+        }
+        return try body()
+    }
+
+    func readSchema() throws(CKError) -> Schema {
+        guard let o = try JSONFile.readObject(schemaPath) else { return Schema() }
+        return try Schema(json: o, path: schemaPath)
+    }
+
+    func writeSchema(_ s: Schema) throws(CKError) { try JSONFile.write(schemaPath, s.json) }
+
+    func readCatalog() throws(CKError) -> ZoneCatalog {
+        guard let o = try JSONFile.readObject(zonesPath) else { return ZoneCatalog() }
+        return try ZoneCatalog(json: o, path: zonesPath)
+    }
+
+    func writeCatalog(_ c: ZoneCatalog) throws(CKError) { try JSONFile.write(zonesPath, c.json) }
+
+    /// Every zone log of the environment.
+    func allLogPaths() -> [String] {
+        var out = FileIO.list(dir + "/public").filter { $0.hasSuffix(".jsonl") }.map { dir + "/public/" + $0 }
+        for user in FileIO.list(dir + "/private") where !user.hasPrefix(".") {
+            let udir = dir + "/private/" + user
+            out += FileIO.list(udir).filter { $0.hasSuffix(".jsonl") }.map { udir + "/" + $0 }
+        }
+        return out
+    }
+
+    /// The highest sequence number used in this environment (call with the exclusive lock held).
+    func highestSeq(catalog: ZoneCatalog) throws(CKError) -> Int64 {
+        var m = catalog.lastSeq
+        for p in allLogPaths() { m = max(m, try ZoneLog.lastSeq(p)) }
+        return m
+    }
+
+    /// Reads a zone log, collecting its warnings.
+    func readLog(_ path: String) throws(CKError) -> ZoneLogContents {
+        let c = try ZoneLog.read(path)
+        warnings += c.warnings
+        return c
+    }
+
+    /// Stores asset bytes under their SHA-256 (written once; identical content is shared).
+    func storeAsset(sha256: String, bytes: [UInt8]) throws(CKError) {
+        try FileIO.makeDirectory(assetsDir)
+        let path = assetsDir + "/" + sha256
+        if FileIO.exists(path) { return }
+        try FileIO.atomicWrite(path, bytes)
+    }
+
+    func assetPath(_ sha256: String) -> String { assetsDir + "/" + sha256 }
+}

@@ -1,0 +1,39 @@
+import Foundation
+
+/// Where the store lives and why: `--data-dir`, `$CK_DATA_DIR`, the nearest `.ck/`, or the user store.
+public struct StoreLocation: Equatable, Sendable {
+    public enum Source: String, Sendable { case flag = "--data-dir", environment = "CK_DATA_DIR", project = ".ck", user = "user store" }
+    public var path: String
+    public var source: Source
+
+    public init(path: String, source: Source) {
+        self.path = path
+        self.source = source
+    }
+
+    /// Resolves the store root; first match wins.
+    public static func resolve(dataDir: String?, environment: [String: String], workingDirectory: String) -> StoreLocation {
+        func absolute(_ p: String) -> String {
+            let expanded = (p as NSString).expandingTildeInPath
+            let full = expanded.hasPrefix("/") ? expanded : workingDirectory + "/" + expanded
+            return (full as NSString).standardizingPath
+        }
+        if let d = dataDir, !d.isEmpty { return StoreLocation(path: absolute(d), source: .flag) }
+        if let d = environment["CK_DATA_DIR"], !d.isEmpty { return StoreLocation(path: absolute(d), source: .environment) }
+        var dir = (workingDirectory as NSString).standardizingPath
+        while true {
+            let candidate = dir == "/" ? "/.ck" : dir + "/.ck"
+            if FileIO.exists(candidate + "/ck.json") { return StoreLocation(path: candidate, source: .project) }
+            if dir == "/" || dir.isEmpty { break }
+            dir = (dir as NSString).deletingLastPathComponent
+        }
+        let dataHome: String
+        if let x = environment["XDG_DATA_HOME"], x.hasPrefix("/") {
+            dataHome = x
+        } else {
+            let home = environment["HOME"] ?? NSHomeDirectory()
+            dataHome = home + "/.local/share"
+        }
+        return StoreLocation(path: dataHome + "/ck", source: .user)
+    }
+}

@@ -1,0 +1,163 @@
+import Foundation
+
+/// One line of a zone log: a saved record or a deletion, with its per-environment sequence number.
+public enum LogEntry: Sendable {
+    case save(seq: Int64, record: Record)
+    case delete(seq: Int64, recordName: String, recordType: String, at: Int64, userRecordName: String?)
+
+    public var seq: Int64 {
+        switch self {
+        case .save(let s, _), .delete(let s, _, _, _, _): return s
+        }
+    }
+
+    public var recordName: String {
+        switch self {
+        case .save(_, let r): return r.recordName
+        case .delete(_, let n, _, _, _): return n
+        }
+    }
+
+    /// The line's JSON object.
+    public var json: JSON {
+        switch self {
+        case .save(let seq, let record):
+            return .object(["seq": .int(seq), "op": .string("save"), "record": record.json()])
+        case .delete(let seq, let name, let type, let at, let user):
+            var o: [String: JSON] = ["seq": .int(seq), "op": .string("delete"), "recordName": .string(name),
+                                     "recordType": .string(type), "at": .int(at)]
+            if let user { o["userRecordName"] = .string(user) }
+            return .object(o)
+        }
+    }
+
+    init(json: JSON, path: String) throws(CKError) {
+        guard let seq = json["seq"]?.int64Value else { throw CKError.invalid("\(path): missing \"seq\"") }
+        switch json["op"]?.stringValue {
+        case "save":
+            guard let r = json["record"] else { throw CKError.invalid("\(path): missing \"record\"") }
+            self = .save(seq: seq, record: try Record(json: r, path: path + ".record"))
+        case "delete":
+            guard let name = json["recordName"]?.stringValue, let type = json["recordType"]?.stringValue else {
+                throw CKError.invalid("\(path): a delete needs recordName and recordType")
+            }
+            self = .delete(seq: seq, recordName: name, recordType: type, at: json["at"]?.int64Value ?? 0,
+                           userRecordName: json["userRecordName"]?.stringValue)
+        default:
+            throw CKError.invalid("\(path): \"op\" must be \"save\" or \"delete\"")
+        }
+    }
+}
+
+/// A zone log read from disk.
+struct ZoneLogContents {
+    var entries: [LogEntry] = []
+    /// Bytes of whole lines; a torn tail starts here.
+    var validLength = 0
+    /// Size of a torn last line that was ignored (an interrupted write).
+    var tornBytes = 0
+    /// The last line is whole but lacks its newline (a hand edit); the next append adds one first.
+    var missingNewline = false
+    var warnings: [String] = []
+}
+
+/// Append-only JSON Lines zone logs. The latest line for a record name wins.
+enum ZoneLog {
+    /// Reads and checks a log. A bad line in the middle is an error naming path:line; a torn last line is a warning.
+    static func read(_ path: String) throws(CKError) -> ZoneLogContents {
+        var c = ZoneLogContents()
+        guard let bytes = try FileIO.read(path) else { return c }
+        var lineNo = 0
+        var start = 0
+        let n = bytes.count
+        // A request of several lines starts with {"batch": count}; a crash inside it drops it whole.
+        var group: (offset: Int, line: Int, firstEntry: Int, remaining: Int)? = nil
+        while start < n {
+            lineNo += 1
+            var end = start
+            while end < n, bytes[end] != 0x0A { end += 1 }
+            let terminated = end < n
+            let line = bytes[start..<end]
+            if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) {
+                if terminated { c.validLength = end + 1 } else { c.validLength = n }
+                start = end + 1
+                continue
+            }
+            do throws(CKError) {
+                let json: JSON
+                do { json = try JSON.parse(utf8: line) } catch {
+                    throw CKError.corrupt(path: path, line: lineNo, column: error.column, "invalid JSON: \(error.message)")
+                }
+                do {
+                    c.entries.append(try LogEntry(json: json, path: "line \(lineNo)"))
+                } catch {
+                    throw CKError.corrupt(path: path, line: lineNo, error.reason)
+                }
+                if let count = json["batch"]?.int64Value, count > 1 {
+                    group = (start, lineNo, c.entries.count - 1, Int(count) - 1)
+                } else if let g = group {
+                    group = g.remaining > 1 ? (g.offset, g.line, g.firstEntry, g.remaining - 1) : nil
+                }
+                c.validLength = terminated ? end + 1 : n
+                if !terminated { c.missingNewline = true }
+            } catch {
+                guard !terminated else { throw error }
+                // The last line has no newline and does not parse: a write that was cut short.
+                c.tornBytes = n - start
+                c.warnings.append("\(path):\(lineNo): ignoring a torn last line (\(c.tornBytes) bytes, an interrupted write); it was never acknowledged")
+            }
+            start = end + 1
+        }
+        if let g = group {
+            // The request's last lines never reached the disk: none of it was acknowledged.
+            c.entries.removeSubrange(g.firstEntry...)
+            c.tornBytes = n - g.offset
+            c.validLength = g.offset
+            c.missingNewline = false
+            c.warnings.append("\(path):\(g.line): ignoring an incomplete request of several lines (an interrupted write); it was never acknowledged")
+        }
+        return c
+    }
+
+    /// Appends entries as whole lines and fsyncs. Drops a torn tail first; adds a missing newline first.
+    static func append(_ path: String, _ entries: [LogEntry], after contents: ZoneLogContents) throws(CKError) {
+        if contents.tornBytes > 0 { try FileIO.truncate(path, to: contents.validLength) }
+        try FileIO.makeDirectory((path as NSString).deletingLastPathComponent)
+        var out: [UInt8] = contents.missingNewline ? [0x0A] : []
+        for (i, e) in entries.enumerated() {
+            var json = e.json
+            if i == 0 && entries.count > 1, case .object(var o) = json {
+                o["batch"] = .int(Int64(entries.count))
+                json = .object(o)
+            }
+            out.append(contentsOf: json.serialized().utf8)
+            out.append(0x0A)
+        }
+        try FileIO.append(path, out)
+    }
+
+    /// The highest sequence number in a log (0 when empty or missing), reading only its tail.
+    static func lastSeq(_ path: String) throws(CKError) -> Int64 {
+        guard let tail = try FileIO.readTail(path, count: 1 << 16) else { return 0 }
+        if let seq = lastSeq(in: tail) { return seq }
+        // A line longer than the tail (a large record): read the whole file.
+        guard let bytes = try FileIO.read(path) else { return 0 }
+        return lastSeq(in: bytes) ?? 0
+    }
+
+    static func lastSeq(in bytes: [UInt8]) -> Int64? {
+        // Walk back over whole lines until one parses; the log is ordered by seq.
+        var end = bytes.count
+        while end > 0 {
+            var lineEnd = end
+            if bytes[lineEnd - 1] == 0x0A { lineEnd -= 1 }
+            var s = lineEnd
+            while s > 0, bytes[s - 1] != 0x0A { s -= 1 }
+            if lineEnd > s, let json = try? JSON.parse(utf8: bytes[s..<lineEnd]), let seq = json["seq"]?.int64Value {
+                return seq
+            }
+            end = s
+        }
+        return nil
+    }
+}

@@ -1,0 +1,3 @@
+import CKCommandLine
+
+CKCommandLineTool.runAndExit(Array(CommandLine.arguments.dropFirst()))

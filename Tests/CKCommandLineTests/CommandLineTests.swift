@@ -1,0 +1,133 @@
+import Foundation
+import Testing
+@testable import CKCommandLine
+import CKCore
+
+/// Runs ck in-process against a captured terminal and a temporary store.
+final class Harness {
+    let dir: String
+    var out = ""
+    var err = ""
+
+    init() throws {
+        dir = NSTemporaryDirectory() + "ck-cli-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+    }
+
+    deinit { try? FileManager.default.removeItem(atPath: dir) }
+
+    @discardableResult
+    func run(_ args: [String], stdin: String = "", env: [String: String] = [:]) -> Int32 {
+        out = ""
+        err = ""
+        let terminal = Terminal(writeOut: { self.out += $0 }, writeErr: { self.err += $0 },
+                                readStdin: { Array(stdin.utf8) }, environment: ["CK_DATA_DIR": dir + "/store"].merging(env) { $1 },
+                                workingDirectory: dir)
+        return CKCommandLineTool.run(args, terminal: terminal)
+    }
+}
+
+@Suite struct CommandLineTests {
+    @Test func exitCodesFollowTheTable() {
+        #expect(ExitCode.of(.unknownItem) == 3)
+        #expect(ExitCode.of(.zoneNotFound) == 3)
+        #expect(ExitCode.of(.serverRecordChanged) == 4)
+        #expect(ExitCode.of(.requestRateLimited) == 5)
+        #expect(ExitCode.of(.quotaExceeded) == 6)
+        #expect(ExitCode.of(.badDatabase) == 7)
+        #expect(ExitCode.of(.limitExceeded) == 8)
+        #expect(ExitCode.of(.changeTokenExpired) == 9)
+        #expect(ExitCode.of(.batchRequestFailed) == 10)
+        #expect(ExitCode.of(.internalError) == 1)
+        for row in ExitCode.table where row.code != 0 && row.code != 64 {
+            for name in row.errors.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces).split(separator: " ").first.map(String.init) ?? "" }) {
+                if let code = CKError.Code(name: name) { #expect(ExitCode.of(code) == row.code, "\(name)") }
+            }
+        }
+    }
+
+    @Test func saveFetchAndFormats() throws {
+        let h = try Harness()
+        #expect(h.run(["record", "save", "Note", "--name", "n1", "title=Hello", "count=2"]) == 0)
+        #expect(h.out == "n1\tNote\t1\tcount=2\ttitle=Hello\n")
+        #expect(h.run(["record", "fetch", "n1", "-o", "json"]) == 0)
+        let json = try JSON.parse(h.out)
+        #expect(json["records"]?.arrayValue?.first?["fields"]?["count"] == .object(["value": .int(2), "type": .string("INT64")]))
+        #expect(h.run(["record", "fetch", "n1", "-o", "jsonl", "--keys", "title"]) == 0)
+        #expect(try JSON.parse(h.out)["fields"]?.objectValue?.keys.sorted() == ["title"])
+        #expect(h.run(["record", "fetch", "n1", "-o", "table"]) == 0)
+        #expect(h.out.contains("recordName  n1"))
+        #expect(h.out.contains("title       Hello  (STRING)"))
+    }
+
+    @Test func errorsAreOneLineWithHint() throws {
+        let h = try Harness()
+        h.run(["record", "save", "Note", "--name", "n1", "title=Hello"])
+        #expect(h.run(["record", "save", "Note", "--name", "n1", "title=Again"]) == 4)
+        #expect(h.err.hasPrefix("ck: serverRecordChanged (14): record to insert already exists\n"))
+        #expect(h.err.contains("hint: to overwrite it, pass --if-tag 1"))
+        #expect(h.run(["record", "save", "Note", "--name", "n1", "title=Again", "-o", "json"]) == 4)
+        let e = try JSON.parse(h.err)
+        #expect(e["ckErrorCode"] == .string("serverRecordChanged"))
+        #expect(e["serverErrorCode"] == .string("EXISTS"))
+        #expect(e["serverRecord"]?["recordName"] == .string("n1"))
+    }
+
+    @Test func usageErrorsExit64() throws {
+        let h = try Harness()
+        #expect(h.run(["recrod", "save"]) == 64)
+        #expect(h.err.contains("unknown command 'recrod'"))
+        #expect(h.run(["record", "save", "Note", "novalue"]) == 64)
+        #expect(h.run(["record", "save", "Note", "x:wat=1"]) == 64)
+        #expect(h.run(["record", "save", "Note", "--if-tag", "1", "--policy", "all-keys", "a=1"]) == 64)
+        #expect(h.run(["-o", "json", "record", "save", "--bogus"]) == 64)
+        #expect((try? JSON.parse(h.err))?["error"] == .string("usage"))
+    }
+
+    @Test func helpAndVersion() throws {
+        let h = try Harness()
+        #expect(h.run(["--version"]) == 0 && h.out == "ck \(CommandTree.version)\n")
+        #expect(h.run([]) == 0 && h.out.hasPrefix("OVERVIEW: A local, offline emulator of Apple CloudKit."))
+        #expect(h.run(["record", "save", "--help"]) == 0)
+        #expect(h.out.contains("USAGE: ck record save [<record-type>]"))
+        #expect(h.out.contains("--if-tag <tag>"))
+        #expect(h.run(["help", "record", "save"]) == 0 && h.out.contains("--if-tag <tag>"))
+        #expect(h.run(["help", "exit-codes"]) == 0 && h.out.contains("10   partial failure"))
+        #expect(h.run(["help", "nonsense"]) == 64)
+        // Every command has help that names it.
+        for c in CommandTree.root.allDescendants {
+            #expect(HelpRenderer.help(c, globals: GlobalOptions.all).contains("USAGE: \(c.path)"))
+        }
+    }
+
+    @Test func fieldsJSONInBothShapes() throws {
+        let h = try Harness()
+        #expect(h.run(["record", "save", "Book", "--name", "b", "--fields-json",
+                       #"{"title":{"type":"stringType","value":"Great Expectations"},"pageCount":{"type":"int64Type","value":544}}"#]) == 0)
+        #expect(h.run(["record", "save", "Book", "--name", "c", "--fields-stdin"], stdin: #"{"title":{"value":"x","type":"STRING"}}"#) == 0)
+        #expect(h.run(["record", "fetch", "b", "c"]) == 0)
+        #expect(h.out == "b\tBook\t1\tpageCount=544\ttitle=Great Expectations\nc\tBook\t2\ttitle=x\n")
+        #expect(h.run(["record", "save", "Book", "--fields-json", "{\"title\": 3"]) == 8)
+        #expect(h.err.contains("--fields-json:1:12"))
+        #expect(h.run(["record", "save", "Book", "--fields-json", #"{"title":"bare"}"#]) == 8)
+    }
+
+    @Test func batchIsCheckedBeforeAnythingIsWritten() throws {
+        let h = try Harness()
+        let input = #"{"recordName":"a","recordType":"Note","fields":{"t":{"value":"1"}}}"# + "\n{broken\n"
+        #expect(h.run(["record", "save", "--batch", "-"], stdin: input) == 8)
+        #expect(h.err.contains("<stdin>:2:2: invalid JSON"))
+        #expect(h.run(["record", "fetch", "a"]) == 3)
+        #expect(h.run(["record", "save", "--batch", "-", "--if-tag", "3"], stdin: "") == 64)
+        #expect(h.err.contains("--if-tag cannot be given"))
+        #expect(h.run(["record", "save", "Note", "--batch", "-"], stdin: "") == 64)
+    }
+
+    @Test func batchPrintsDeletionsToo() throws {
+        let h = try Harness()
+        h.run(["record", "save", "Note", "--name", "a", "t=1"])
+        let input = #"{"operationType":"forceDelete","record":{"recordName":"a"}}"# + "\n" + #"{"operationType":"forceUpdate","record":{"recordName":"b","recordType":"Note","fields":{"t":{"value":"2"}}}}"#
+        #expect(h.run(["record", "save", "--batch", "-"], stdin: input) == 0)
+        #expect(h.out == "a\tNote\tdeleted\nb\tNote\t3\tt=2\n")
+    }
+}

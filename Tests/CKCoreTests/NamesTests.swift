@@ -1,0 +1,52 @@
+import Testing
+@testable import CKCore
+
+@Suite struct NamesTests {
+    @Test(arguments: ["iCloud.com.example.Notes", "iCloud.a", "iCloud.com.my-app_2"])
+    func validContainers(_ id: String) throws { try Names.validateContainerID(id) }
+
+    @Test(arguments: ["com.example", "iCloud.", "iCloud..x", "iCloud.a/b", "iCloud.a b", "icloud.x", "iCloud.a.."])
+    func invalidContainers(_ id: String) {
+        #expect(ckError { try Names.validateContainerID(id) }?.code == .invalidArguments)
+    }
+
+    @Test(arguments: ["note-1", "A B", "x.y", String(repeating: "a", count: 255), "4C016E24-C397"])
+    func validRecordNames(_ n: String) throws { try Names.validateRecordName(n) }
+
+    @Test(arguments: ["", "_hidden", "a/b", "..", ".", "é", "a\u{0}b", "tab\tname", String(repeating: "a", count: 256)])
+    func invalidRecordNames(_ n: String) {
+        #expect(ckError { try Names.validateRecordName(n) }?.code == .invalidArguments)
+    }
+
+    @Test func zoneNames() throws {
+        try Names.validateZoneName("_defaultZone")
+        try Names.validateZoneName("Notes 2026")
+        for bad in ["_mine", "../x", "a/b", "", ".."] {
+            #expect(ckError { try Names.validateZoneName(bad) } != nil, "\(bad)")
+        }
+    }
+
+    @Test func recordTypesAndFields() throws {
+        try Names.validateRecordType("Note")
+        try Names.validateRecordType("CD_Item_2")
+        for bad in ["2Note", "No te", "_Note", "", "Note-1", "Nöte"] {
+            #expect(ckError { try Names.validateRecordType(bad) } != nil, "\(bad)")
+        }
+        try Names.validateFieldName("title")
+        for bad in ["_x", "___recordID", "recordName", "creationDate", "1a", "a-b", "modified"] {
+            #expect(ckError { try Names.validateFieldName(bad) }?.code == .invalidArguments, "\(bad)")
+        }
+    }
+
+    @Test func userNames() throws {
+        try Names.validateUserName("alice@example.com")
+        for bad in ["", "a/b", "..", "a b", String(repeating: "x", count: 65)] {
+            #expect(ckError { try Names.validateUserName(bad) } != nil, "\(bad)")
+        }
+        #expect(CKContainer.userRecordName(for: "alice").count == 33)
+        #expect(CKContainer.userRecordName(for: "alice") == CKContainer.userRecordName(for: "alice"))
+        #expect(CKContainer.userRecordName(for: "alice") != CKContainer.userRecordName(for: "bob"))
+        let urn = CKContainer.userRecordName(for: "alice")
+        #expect(CKContainer.userRecordName(for: urn) == urn)
+    }
+}

@@ -1,0 +1,164 @@
+import Foundation
+import Testing
+@testable import CKCore
+
+@Suite struct StoreTests {
+    func logPath(_ t: TempStore, zone: String = "_defaultZone") -> String {
+        t.envDir + "/private/" + CKContainer.userRecordName(for: "default") + "/" + zone + ".jsonl"
+    }
+
+    @Test func logLinesAreWholeRecordDictionaries() throws {
+        let t = try TempStore()
+        try t.db().save("Note", "a", ["title": "x"])
+        let lines = t.read(logPath(t)).split(separator: "\n")
+        #expect(lines.count == 1)
+        let json = try JSON.parse(String(lines[0]))
+        #expect(json["seq"] == .int(1))
+        #expect(json["op"] == .string("save"))
+        #expect(json["record"]?["fields"]?["title"] == .object(["value": .string("x"), "type": .string("STRING")]))
+        #expect(json["record"]?["zoneID"]?["zoneName"] == .string("_defaultZone"))
+        // Independent reader: Foundation's JSONSerialization accepts every file ck writes.
+        for file in FileManager.default.enumerator(atPath: t.dir)?.compactMap({ $0 as? String }) ?? [] where file.hasSuffix(".json") || file.hasSuffix(".jsonl") {
+            let text = t.read(t.dir + "/" + file)
+            for line in (file.hasSuffix(".jsonl") ? text.split(separator: "\n").map(String.init) : [text]) {
+                #expect((try? JSONSerialization.jsonObject(with: Data(line.utf8))) != nil, "\(file)")
+            }
+        }
+    }
+
+    @Test func tornLastLineIsDroppedWithAWarning() throws {
+        let t = try TempStore()
+        let db = try t.db()
+        try db.save("Note", "a", ["title": "x"])
+        let path = logPath(t)
+        let handle = try #require(FileHandle(forWritingAtPath: path))
+        handle.seekToEndOfFile()
+        handle.write(Data(#"{"seq":2,"op":"save","record":{"recordNa"#.utf8))
+        handle.closeFile()
+        let reader = try t.db()
+        #expect(try reader.fetchOne("a").fields["title"] == .string("x"))
+        #expect(reader.warnings.contains { $0.contains("torn last line") && $0.contains(":2:") })
+        // The next writer cuts the torn tail and appends whole lines.
+        try t.db().save("Note", "b", ["title": "y"])
+        let lines = t.read(path).split(separator: "\n", omittingEmptySubsequences: false)
+        #expect(lines.count == 3 && lines[2].isEmpty)
+        for l in lines.dropLast() { #expect((try? JSON.parse(String(l))) != nil) }
+        #expect(try t.db().fetchOne("b").fields["title"] == .string("y"))
+    }
+
+    @Test func interruptedRequestOfSeveralLinesIsDroppedWhole() throws {
+        let t = try TempStore()
+        let db = try t.db()
+        try db.save("Note", "before", ["t": "x"])
+        let ops = ["a", "b", "c"].map { RecordOperation.save(recordType: "Note", recordName: $0, fields: ["t": .text($0, type: nil, action: nil)], ifTag: nil, policy: nil) }
+        _ = try db.modify(ops)
+        let path = logPath(t)
+        let full = t.read(path)
+        let lines = full.split(separator: "\n").map(String.init)
+        #expect(lines.count == 4)
+        #expect(try JSON.parse(lines[1])["batch"] == .int(3))
+        // Cut the file after the request's second line, as a crash mid-write would.
+        let cut = lines[0...2].joined(separator: "\n") + "\n"
+        try cut.write(toFile: path, atomically: true, encoding: .utf8)
+        let reader = try t.db()
+        #expect(try reader.records().map(\.recordName) == ["before"])
+        #expect(reader.warnings.contains { $0.contains(":2: ignoring an incomplete request") })
+        try t.db().save("Note", "after", ["t": "y"])
+        #expect(try t.db().records().map(\.recordName) == ["after", "before"])
+        #expect(t.read(path).split(separator: "\n").count == 2)
+    }
+
+    @Test func handEditedLastLineWithoutNewlineIsKept() throws {
+        let t = try TempStore()
+        try t.db().save("Note", "a", ["title": "x"])
+        let path = logPath(t)
+        var text = t.read(path)
+        text.removeLast()  // the newline
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        try t.db().save("Note", "b", ["title": "y"])
+        #expect(try t.db().fetchOne("a").fields["title"] == .string("x"))
+        #expect(t.read(path).split(separator: "\n").count == 2)
+    }
+
+    @Test func brokenLineInTheMiddleIsReportedAndNothingIsWritten() throws {
+        let t = try TempStore()
+        try t.db().save("Note", "a", ["title": "x"])
+        try t.db().save("Note", "b", ["title": "y"])
+        let path = logPath(t)
+        var lines = t.read(path).split(separator: "\n").map(String.init)
+        lines[0] = "{not json"
+        let broken = lines.joined(separator: "\n") + "\n"
+        try broken.write(toFile: path, atomically: true, encoding: .utf8)
+        let e = ckError { _ = try t.db().fetchOne("b") }
+        #expect(e?.reason.hasPrefix(path + ":1:2:") == true)
+        #expect(ckError { try t.db().save("Note", "c", ["title": "z"]) } != nil)
+        #expect(t.read(path) == broken, "the broken file is left as it was")
+        // Other zones keep working.
+        try t.db().createZone("Other")
+        try t.db().save("Note", "c", ["title": "z"], zone: "Other")
+    }
+
+    @Test func brokenSchemaIsReportedWithLineAndColumn() throws {
+        let t = try TempStore()
+        try "{\n  \"recordTypes\": {,\n}".write(toFile: t.envDir + "/schema.json", atomically: true, encoding: .utf8)
+        let e = ckError { try t.db().save("Note", "a", ["title": "x"]) }
+        #expect(e?.reason.contains("schema.json:2:") == true)
+        #expect(t.read(t.envDir + "/schema.json") == "{\n  \"recordTypes\": {,\n}")
+    }
+
+    @Test func zones() throws {
+        let t = try TempStore()
+        let db = try t.db()
+        #expect(try db.zones().map(\.zoneID.zoneName) == ["_defaultZone"])
+        let (z, created) = try db.createZone("Notes")
+        #expect(created && z.capabilities == ZoneCapability.defaults)
+        #expect(try db.createZone("Notes").created == false)
+        try db.save("Note", "a", ["t": "x"], zone: "Notes")
+        #expect(try db.zoneSummary("Notes").recordCount == 1)
+        #expect(try db.deleteZone("Notes") == 1)
+        #expect(!FileManager.default.fileExists(atPath: logPath(t, zone: "Notes")))
+        #expect(ckError { try db.save("Note", "a", ["t": "x"], zone: "Notes") }?.code == .zoneNotFound)
+        #expect(ckError { try db.deleteZone("Notes") }?.code == .zoneNotFound)
+        #expect(ckError { try db.deleteZone("_defaultZone") }?.code == .invalidArguments)
+        #expect(ckError { try t.db(.public).createZone("X") }?.code == .badDatabase)
+        #expect(ckError { try t.db(.shared).createZone("X") }?.code == .badDatabase)
+        #expect(ckError { try t.db(.public).save("Note", "a", ["t": "x"], zone: "X") }?.code == .zoneNotFound)
+        // A recreated zone starts empty and its sequence numbers keep growing.
+        try db.createZone("Notes")
+        #expect(try db.records(zone: "Notes").isEmpty)
+        let r = try db.save("Note", "a", ["t": "x"], zone: "Notes")
+        #expect(Int64(r.changeTag, radix: 36) ?? 0 > 3)
+    }
+
+    @Test func containers() throws {
+        let t = try TempStore()
+        try t.store.createContainer("iCloud.com.example.Notes", use: true)
+        #expect(try t.store.currentContainerID() == "iCloud.com.example.Notes")
+        #expect(ckError { try t.store.createContainer("iCloud.com.example.Notes") }?.code == .serverRecordChanged)
+        #expect(ckError { try t.store.createContainer("com.example") }?.code == .invalidArguments)
+        #expect(ckError { _ = try t.store.container("iCloud.nope") }?.code == .badContainer)
+        try t.store.deleteContainer("iCloud.com.example.Notes")
+        #expect(try t.store.containerIDs() == [CKStore.defaultContainerID])
+        #expect(try t.store.currentContainerID() == CKStore.defaultContainerID)
+    }
+
+    @Test func storeLocation() throws {
+        let base = NSTemporaryDirectory() + "ck-loc-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: base) }
+        try FileManager.default.createDirectory(atPath: base + "/proj/.ck", withIntermediateDirectories: true)
+        try "{}".write(toFile: base + "/proj/.ck/ck.json", atomically: true, encoding: .utf8)
+        try FileManager.default.createDirectory(atPath: base + "/proj/a/b", withIntermediateDirectories: true)
+        let env = ["HOME": base + "/home"]
+        #expect(StoreLocation.resolve(dataDir: "x", environment: ["CK_DATA_DIR": "/y"], workingDirectory: "/w") == StoreLocation(path: "/w/x", source: .flag))
+        #expect(StoreLocation.resolve(dataDir: nil, environment: ["CK_DATA_DIR": "/y"], workingDirectory: "/w").path == "/y")
+        #expect(StoreLocation.resolve(dataDir: nil, environment: env, workingDirectory: base + "/proj/a/b") == StoreLocation(path: base + "/proj/.ck", source: .project))
+        #expect(StoreLocation.resolve(dataDir: nil, environment: env, workingDirectory: base) == StoreLocation(path: base + "/home/.local/share/ck", source: .user))
+        #expect(StoreLocation.resolve(dataDir: nil, environment: ["XDG_DATA_HOME": "/xdg"], workingDirectory: base).path == "/xdg/ck")
+    }
+
+    @Test func newerStoreFormatIsRefused() throws {
+        let t = try TempStore()
+        try #"{"format": 99, "currentContainer": "iCloud.ck.default"}"#.write(toFile: t.dir + "/store/ck.json", atomically: true, encoding: .utf8)
+        #expect(ckError { _ = try t.store.container() }?.code == .incompatibleVersion)
+    }
+}

@@ -1,0 +1,53 @@
+import Foundation
+@testable import CKCore
+
+/// A fresh store in a temporary directory, removed when the value goes away.
+final class TempStore {
+    let dir: String
+    let store: CKStore
+
+    init() throws {
+        dir = NSTemporaryDirectory() + "ck-core-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        store = try CKStore.open(StoreLocation(path: dir + "/store", source: .flag))
+    }
+
+    deinit { try? FileManager.default.removeItem(atPath: dir) }
+
+    func db(_ scope: DatabaseScope = .private, _ env: CKCore.Environment = .development, user: String = "default") throws -> CKDatabase {
+        try store.container().database(scope, environment: env, user: user)
+    }
+
+    var envDir: String { dir + "/store/containers/" + CKStore.defaultContainerID + "/development" }
+
+    func read(_ path: String) -> String { (try? String(contentsOfFile: path, encoding: .utf8)) ?? "" }
+}
+
+extension CKDatabase {
+    /// Saves one record from text assignments; throws the operation's error.
+    @discardableResult
+    func save(_ type: String, _ name: String?, _ fields: [String: String], ifTag: String? = nil,
+              policy: SavePolicy? = nil, zone: String = Names.defaultZoneName) throws -> Record {
+        var inputs: [String: FieldInput] = [:]
+        for (k, v) in fields { inputs[k] = .text(v, type: nil, action: nil) }
+        let r = try modify([.save(recordType: type, recordName: name, fields: inputs, ifTag: ifTag, policy: policy)], zone: zone)
+        switch r.results[0] {
+        case .saved(let rec): return rec
+        case .failed(_, let e): throw e
+        case .deleted: throw CKError(.internalError, "unexpected delete")
+        }
+    }
+
+    func fetchOne(_ name: String, zone: String = Names.defaultZoneName) throws -> Record {
+        switch try fetch([name], zone: zone)[0] {
+        case .saved(let r): return r
+        case .failed(_, let e): throw e
+        case .deleted: throw CKError(.internalError, "unexpected delete")
+        }
+    }
+}
+
+/// The CKError a throwing call ends with, or nil.
+func ckError(_ body: () throws -> Void) -> CKError? {
+    do { try body(); return nil } catch let e as CKError { return e } catch { return nil }
+}
