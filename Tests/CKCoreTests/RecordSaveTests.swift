@@ -168,6 +168,12 @@ import Testing
         #expect(r.results[0].error?.code == .referenceViolation)
         _ = try db.modify([RecordOperation(type: .forceDelete, recordName: "source")])
         #expect(try db.modify([RecordOperation(type: .forceDelete, recordName: "target")]).results[0].error == nil)
+        // A cascade stops at a VALIDATE target too, and then nothing of the delete happens.
+        try db.save("Note", "parent", ["t": "p"])
+        _ = try db.modify([.save(recordType: "Note", recordName: "child", fields: ["owner": .text("parent", type: .reference, action: .deleteSelf)], ifTag: nil, policy: nil)])
+        _ = try db.modify([.save(recordType: "Note", recordName: "watcher", fields: ["r": .text("child", type: .reference, action: .validate)], ifTag: nil, policy: nil)])
+        #expect(try db.modify([RecordOperation(type: .forceDelete, recordName: "parent")]).results[0].error?.code == .referenceViolation)
+        #expect(try db.records().map(\.recordName) == ["child", "parent", "watcher"])
     }
 
     @Test func deleteWithStaleTagConflicts() throws {

@@ -63,10 +63,7 @@ extension CKDatabase {
             return ModifyResult(results: results + cascaded, atomic: useAtomic)
         }
         // The user is listed in container.json once something was written (root lock, after the env lock).
-        if result.results.contains(where: { $0.error == nil }) {
-            // The records are durable already; a broken container.json must not turn this into a failure.
-            do { try container.register(user: user) } catch { notes.append("user '\(user)' not listed in container.json: \(error.reason)") }
-        }
+        if result.results.contains(where: { $0.error == nil }) { registerAfterWrite() }
         return result
     }
 
@@ -274,23 +271,28 @@ struct ModifySession {
     mutating func delete(_ name: String, existing: Record?, op: RecordOperation) throws(CKError) -> (RecordResult, [RecordResult]) {
         guard let existing else { throw CKError(.unknownItem, "Record not found: '\(name)'") }
         if op.type == .delete, existing.changeTag != op.changeTag { throw conflict(existing, op: op, verb: "deleting") }
-        // VALIDATE: a target is deleted only after every record pointing at it is gone.
-        if let source = live.values.sorted(by: { $0.recordName < $1.recordName }).first(where: { $0.validates(name) && $0.recordName != name }) {
-            throw CKError(.referenceViolation, "record '\(name)' is the target of a VALIDATE reference from '\(source.recordName)'",
-                          hint: "delete '\(source.recordName)' first, or change its reference action")
-        }
+        try checkNotValidated(name)
         removeRecord(existing)
         // DELETE_SELF references: records pointing at a deleted record go too, chained.
         var cascaded: [RecordResult] = []
         var queue = [name]
         while let target = queue.popLast() {
             for r in live.values.sorted(by: { $0.recordName < $1.recordName }) where r.ownsDeletion(of: target) {
+                try checkNotValidated(r.recordName)
                 removeRecord(r)
                 cascaded.append(.deleted(recordName: r.recordName, recordType: r.recordType, cascade: true))
                 queue.append(r.recordName)
             }
         }
         return (.deleted(recordName: name, recordType: existing.recordType, cascade: false), cascaded)
+    }
+
+    /// VALIDATE: a target is deleted only after every record pointing at it is gone.
+    func checkNotValidated(_ name: String) throws(CKError) {
+        if let source = live.values.sorted(by: { $0.recordName < $1.recordName }).first(where: { $0.validates(name) && $0.recordName != name }) {
+            throw CKError(.referenceViolation, "record '\(name)' is the target of a VALIDATE reference from '\(source.recordName)'",
+                          hint: "delete '\(source.recordName)' first, or change its reference action")
+        }
     }
 
     mutating func removeRecord(_ r: Record) {

@@ -47,8 +47,7 @@ extension CKDatabase {
         if capabilities.contains(.zoneWideSharing) && !capabilities.contains(.sharing) {
             throw CKError.invalid("zoneWideSharing needs the sharing capability")
         }
-        try container.register(user: user)
-        return try env.locked(exclusive: true) { () throws(CKError) -> (Zone, created: Bool) in
+        let result = try env.locked(exclusive: true) { () throws(CKError) -> (Zone, created: Bool) in
             var catalog = try env.readCatalog()
             let id = zoneID(name)
             if let existing = catalog.zone(id, in: .private) { return (existing, false) }
@@ -59,6 +58,8 @@ extension CKDatabase {
             try env.writeCatalog(catalog)
             return (zone, true)
         }
+        registerAfterWrite()
+        return result
     }
 
     /// Deletes a custom zone and all its records; returns how many records it held.

@@ -74,6 +74,12 @@ public final class CKDatabase: @unchecked Sendable {
     /// Change tags are the base-36 sequence number of the save: unique per environment, short like CloudKit's.
     static func changeTag(seq: Int64) -> String { String(seq, radix: 36) }
 
+    /// Lists the user in container.json once something was written (root lock, taken after the environment lock
+    /// is released). The write is durable already: a broken container.json only earns a warning.
+    func registerAfterWrite() {
+        do { try container.register(user: user) } catch { notes.append("user '\(user)' not listed in container.json: \(error.reason)") }
+    }
+
     /// The path of an asset's bytes in the store.
     public func assetPath(_ asset: Asset) -> String { env.assetPath(asset.sha256) }
 }
