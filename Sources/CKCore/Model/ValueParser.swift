@@ -88,10 +88,10 @@ public struct ValueParser {
 
     func readFile(_ file: String, path: String) throws(CKError) -> [UInt8] {
         let full = file.hasPrefix("/") ? file : baseDirectory + "/" + file
-        guard let d = FileManager.default.contents(atPath: full) else {
+        guard !FileIO.isDirectory(full), let bytes = try? FileIO.read(full) else {
             throw CKError(.assetFileNotFound, "\(path): cannot read file '\(file)'")
         }
-        return [UInt8](d)
+        return bytes
     }
 
     /// `recordName[@zone]`.

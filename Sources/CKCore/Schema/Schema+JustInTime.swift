@@ -32,11 +32,12 @@ extension Schema {
         }
         for key in values.keys.sorted() {
             guard let value = values[key] else { continue }
-            if let declared = recordTypes[recordType]?.fields[key]?.type {
-                guard declared == value.type else {
+            if let declared = recordTypes[recordType]?.fields[key] {
+                guard declared.accepts(value.type) else {
+                    let name = declared.isNumber ? declared.schemaTypeName : declared.type.wsName
                     throw CKError(.invalidArguments,
-                                  "invalid attempt to set value type \(value.type.wsName) for field '\(key)' for type '\(recordType)', defined to be: \(declared.wsName)",
-                                  hint: "give the field a \(declared.cliName) value (\(key):\(declared.cliName)=…)")
+                                  "invalid attempt to set value type \(value.type.wsName) for field '\(key)' for type '\(recordType)', defined to be: \(name)",
+                                  hint: "give the field a \(declared.type.cliName) value (\(key):\(declared.type.cliName)=…)")
                 }
                 continue
             }

@@ -1,17 +1,78 @@
-/// Index flags and type of one field of a record type.
+import Foundation
+
+/// Index flags and type of one field of a record type, as the schema language declares it.
 public struct FieldSchema: Equatable, Sendable {
+    /// The value type; for NUMBER, INT64 when PREFERRED AS INT64, else DOUBLE.
     public var type: FieldType
+    /// Declared NUMBER (added implicitly by old sandbox writes): takes INT64 or DOUBLE values.
+    public var isNumber = false
+    /// NUMBER's PREFERRED AS type, if given.
+    public var preferred: FieldType.Base?
+    public var encrypted = false
     public var queryable = false
     public var sortable = false
     public var searchable = false
-    public var encrypted = false
 
-    public init(type: FieldType, queryable: Bool = false, sortable: Bool = false, searchable: Bool = false, encrypted: Bool = false) {
+    public init(type: FieldType, queryable: Bool = false, sortable: Bool = false, searchable: Bool = false,
+                encrypted: Bool = false, isNumber: Bool = false, preferred: FieldType.Base? = nil) {
         self.type = type
         self.queryable = queryable
         self.sortable = sortable
         self.searchable = searchable
         self.encrypted = encrypted
+        self.isNumber = isNumber
+        self.preferred = preferred
+    }
+
+    /// The type as the schema language writes it: `STRING`, `ENCRYPTED BYTES`, `NUMBER PREFERRED AS INT64`, `LIST<…>`.
+    public var schemaTypeName: String {
+        var primitive: String
+        if isNumber {
+            primitive = "NUMBER" + (preferred.map { " PREFERRED AS " + $0.schemaName } ?? "")
+        } else {
+            primitive = type.base.schemaName
+        }
+        if encrypted { primitive = "ENCRYPTED " + primitive }
+        return type.isList ? "LIST<\(primitive)>" : primitive
+    }
+
+    /// Reads a schema-language type name (the inverse of `schemaTypeName`); nil when it is not one.
+    public init?(schemaTypeName name: String) {
+        var n = name.trimmingCharacters(in: .whitespaces)
+        var list = false
+        if n.hasPrefix("LIST<") && n.hasSuffix(">") {
+            list = true
+            n = String(n.dropFirst(5).dropLast()).trimmingCharacters(in: .whitespaces)
+        }
+        var encrypted = false
+        if n.hasPrefix("ENCRYPTED ") {
+            encrypted = true
+            n = String(n.dropFirst(10)).trimmingCharacters(in: .whitespaces)
+        }
+        if n == "NUMBER" || n.hasPrefix("NUMBER ") {
+            var preferred: FieldType.Base? = nil
+            let rest = n.dropFirst(6).split(separator: " ")
+            if !rest.isEmpty {
+                guard rest.count == 3, rest[0] == "PREFERRED", rest[1] == "AS" else { return nil }
+                switch rest[2] {
+                case "INT64": preferred = .int64
+                case "DOUBLE": preferred = .double
+                default: return nil
+                }
+            }
+            self.init(type: FieldType(preferred ?? .double, list: list), encrypted: encrypted, isNumber: true, preferred: preferred)
+        } else {
+            guard let b = FieldType.base(schemaOrWS: n), n != "ASSETID" else { return nil }
+            self.init(type: FieldType(b, list: list), encrypted: encrypted)
+        }
+        if encrypted && ![.bytes, .string, .double, .int64, .location, .timestamp].contains(type.base) { return nil }
+        if encrypted && isNumber { return nil }
+    }
+
+    /// Whether a value of type `t` may be stored in this field.
+    public func accepts(_ t: FieldType) -> Bool {
+        if isNumber { return t.isList == type.isList && (t.base == .int64 || t.base == .double) }
+        return t == type
     }
 }
 
@@ -67,11 +128,10 @@ extension Schema {
         for (name, t) in recordTypes {
             var fields: [String: JSON] = [:]
             for (fname, f) in t.fields {
-                var o: [String: JSON] = ["type": .string(f.type.schemaName)]
+                var o: [String: JSON] = ["type": .string(f.schemaTypeName)]
                 if f.queryable { o["queryable"] = .bool(true) }
                 if f.sortable { o["sortable"] = .bool(true) }
                 if f.searchable { o["searchable"] = .bool(true) }
-                if f.encrypted { o["encrypted"] = .bool(true) }
                 fields[fname] = .object(o)
             }
             types[name] = .object([
@@ -97,13 +157,13 @@ extension Schema {
                 var rt = RecordTypeSchema(name: name)
                 guard case .object(let fields) = tj["fields"] ?? .object([:]) else { throw bad("recordTypes.\(name).fields", "expected an object") }
                 for (fname, fj) in fields {
-                    guard let tn = fj["type"]?.stringValue, let ft = FieldType(name: tn) else {
-                        throw bad("recordTypes.\(name).fields.\(fname).type", "expected a schema type such as STRING or LIST<INT64>")
+                    guard let tn = fj["type"]?.stringValue, var f = FieldSchema(schemaTypeName: tn) else {
+                        throw bad("recordTypes.\(name).fields.\(fname).type", "expected a schema type such as STRING, LIST<INT64> or NUMBER PREFERRED AS DOUBLE")
                     }
-                    rt.fields[fname] = FieldSchema(type: ft, queryable: fj["queryable"]?.boolValue ?? false,
-                                                   sortable: fj["sortable"]?.boolValue ?? false,
-                                                   searchable: fj["searchable"]?.boolValue ?? false,
-                                                   encrypted: fj["encrypted"]?.boolValue ?? false)
+                    f.queryable = fj["queryable"]?.boolValue ?? false
+                    f.sortable = fj["sortable"]?.boolValue ?? false
+                    f.searchable = fj["searchable"]?.boolValue ?? false
+                    rt.fields[fname] = f
                 }
                 for (i, g) in (tj["grants"]?.arrayValue ?? []).enumerated() {
                     guard let role = g["role"]?.stringValue, let perms = g["permissions"]?.arrayValue else {
