@@ -85,7 +85,7 @@ enum SchemaCommand {
             }
             var fields = t.fields
             for (sys, type) in RecordTypeSchema.systemFields where fields[sys] == nil { fields[sys] = FieldSchema(type: type) }
-            let names = fields.keys.sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }
+            let names = fields.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
             switch try inv.outputFormat() {
             case .json, .jsonl:
                 let j = JSON.object(["recordType": .string(name), "fields": .array(names.compactMap { n in fields[n].map { f in
@@ -103,7 +103,7 @@ enum SchemaCommand {
             }
             return ExitCode.success
         }
-        let names = schema.recordTypes.keys.sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }
+        let names = schema.recordTypes.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
         switch try inv.outputFormat() {
         case .json, .jsonl:
             let j = JSON.object(["environment": .string(env.rawValue), "roles": .array(schema.roles.map { .string($0) }),

@@ -1,19 +1,12 @@
 /// Writes a schema in exactly the layout of cktool's export-schema (reference ckdb.md §1.5 and §7).
 enum CKDBPrinter {
-    /// The `Users` type a container has before anyone changes it.
-    static let defaultUsers = RecordTypeSchema(
-        name: "Users",
-        fields: ["roles": FieldSchema(type: FieldType(.int64, list: true))],
-        grants: [Grant(role: "_creator", permissions: [.write]), Grant(role: "_world", permissions: [.read])])
-
     static func render(_ schema: Schema) -> String {
         var out = "DEFINE SCHEMA\n\n"
         // Built-in roles exist implicitly; CREATE ROLE for them would not parse back.
         let roles = Set(schema.roles).filter { !$0.hasPrefix("_") }.sorted(by: CKDB.byteOrder)
         for role in roles { out += "    CREATE ROLE \(CKDB.quoted(role));\n" }
         if !roles.isEmpty { out += "\n" }
-        var types = schema.recordTypes
-        if types["Users"] == nil { types["Users"] = defaultUsers }
+        let types = schema.typesWithUsers
         let blocks = types.keys.sorted(by: CKDB.byteOrder).compactMap { name in
             types[name].map { block(name: name, $0) }
         }

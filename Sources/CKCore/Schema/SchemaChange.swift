@@ -80,13 +80,7 @@ extension FieldSchema {
 
 extension RecordTypeSchema {
     /// Grants in a canonical order (built-in roles first, permissions READ, CREATE, WRITE), one per role.
-    public var normalizedGrants: [Grant] {
-        var byRole: [String: Set<Grant.Permission>] = [:]
-        for g in grants { byRole[g.role, default: []].formUnion(g.permissions) }
-        let builtIn = ["_creator", "_icloud", "_world"]
-        let roles = builtIn.filter { byRole[$0] != nil } + byRole.keys.filter { !builtIn.contains($0) }.sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }
-        return roles.map { role in Grant(role: role, permissions: Grant.Permission.allCases.filter { byRole[role]?.contains($0) == true }) }
-    }
+    public var normalizedGrants: [Grant] { CKDB.canonicalGrants(grants) }
 }
 
 extension Schema {
@@ -108,7 +102,7 @@ extension Schema {
         for r in target.roles where !roles.contains(r) { out.append(.addRole(r)) }
         for r in roles where !target.roles.contains(r) { out.append(.removeRole(r)) }
         let mine = typesWithUsers, theirs = target.typesWithUsers
-        let names = Set(mine.keys).union(theirs.keys).sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }
+        let names = Set(mine.keys).union(theirs.keys).sorted(by: CKDB.byteOrder)
         for name in names {
             switch (mine[name], theirs[name]) {
             case (nil, let t?):
