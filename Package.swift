@@ -13,7 +13,7 @@ let package = Package(
         .target(name: "CKCore", dependencies: ["CckSQLite"]),
         .target(name: "CKCommandLine", dependencies: ["CKCore"]),
         .executableTarget(name: "ck", dependencies: ["CKCommandLine"]),
-        .testTarget(name: "CKCoreTests", dependencies: ["CKCore"]),
+        .testTarget(name: "CKCoreTests", dependencies: ["CKCore"], exclude: ["Corpus"]),
         .testTarget(name: "CKCommandLineTests", dependencies: ["CKCommandLine", "CKCore"], exclude: ["Golden"]),
         .testTarget(name: "EndToEndTests", dependencies: ["ck", "CKCore"]),
     ],

@@ -51,3 +51,16 @@ extension CKDatabase {
 func ckError(_ body: () throws -> Void) -> CKError? {
     do { try body(); return nil } catch let e as CKError { return e } catch { return nil }
 }
+
+/// A fixed-seed SplitMix64, so fuzz loops in tests are the same on every run.
+struct SplitMix64 {
+    var state: UInt64
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+    mutating func below(_ n: Int) -> Int { n <= 0 ? 0 : Int(next() % UInt64(n)) }
+}

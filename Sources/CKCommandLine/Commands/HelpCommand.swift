@@ -13,6 +13,7 @@ enum HelpCommand {
         "environment": environment,
         "formats": formats,
         "store": store,
+        "predicates": predicates,
     ]
 
     static func run(_ inv: Invocation) throws -> Int32 {
@@ -62,6 +63,58 @@ enum HelpCommand {
         line; with -o json or jsonl the error is a JSON object on stderr instead.
         The json and jsonl shapes are a promise: fields are added, never removed or
         renamed.
+
+        """
+    }
+
+    static func predicates() -> String {
+        """
+        PREDICATES
+
+        ck query takes an NSPredicate format string in the subset CloudKit accepts.
+        Keywords are case-insensitive. What CloudKit refuses is refused before the
+        query runs, with the column of the offending token and a hint (exit 8).
+
+        Accepted
+          title == 'Milk'   = != <> < <= =< > >= =>    comparisons (string equality
+                                                     is case-insensitive)
+          count BETWEEN {1, 5}                       inclusive range
+          status IN {'open', 'late'}                 one of several values
+          title BEGINSWITH 'Shop'                    prefix, case-sensitive
+          tags CONTAINS 'work'   'work' IN tags      list membership
+          ANY tags IN {'a', 'b'}   ANY tags == 'a'   any member (SOME = ANY)
+          self CONTAINS 'oat milk'                   token search: every word, in any
+                                                     searchable string field; case and
+                                                     accents ignored; stop words dropped
+          distanceToLocation:fromLocation:(place, %@) < 5000
+                                                     within 5000 m of --arg location:…
+          owner == %@  (--arg ref:note-1)            reference equality
+          a AND b, a && b, NOT a, TRUEPREDICATE, FALSEPREDICATE
+          recordName, recordID, creationDate, modificationDate,
+          creatorUserRecordID, lastModifiedUserRecordID      system fields
+          now(), CAST('2026-01-01T00:00:00Z', "NSDate")     dates
+
+        Placeholders %@ %K %d %f take --arg values in order, typed like field values:
+          --arg 42, --arg 2.5, --arg 2026-01-01T00:00:00Z, --arg string:42,
+          --arg ref:note-1, --arg location:37.33,-122.03, --arg string[]:a,b
+
+        Refused (CloudKit does not support them)
+          OR, ||               run one query per arm, or field IN {a, b}
+          ALL, MATCHES, LIKE, ENDSWITH, SUBQUERY, @count and other aggregates
+          name CONTAINS 'x'    on a string: use BEGINSWITH or self CONTAINS 'x'
+          [c] [d] [cd]         no modifiers; token search ignores case already
+          owner.name           key paths with a dot
+          field == nil         CloudKit can't test for a missing value
+          NOT (a AND b), NOT with token search, distance or BETWEEN
+          unknown fields, values of the wrong type, unknown record types
+
+        Indexes: filter fields must be QUERYABLE (SEARCHABLE for token search) and
+        sort fields SORTABLE. Development indexes user fields automatically but not
+        system fields: a query with no filter needs ___recordID QUERYABLE, sorting by
+        creationDate needs ___createTime SORTABLE ('ck schema index').
+
+        A record that lacks a field matches no condition on it, negative ones too.
+        See docs/query.md.
 
         """
     }

@@ -28,6 +28,11 @@ enum ErrorReport {
                     if let client = e.details["clientRecord"] { text += "  client: " + RecordText.summary(client) + "\n" }
                     if let ancestor = e.details["ancestorRecord"] { text += "  ancestor: " + RecordText.summary(ancestor) + "\n" }
                 }
+                if let predicate = e.details["predicate"]?.stringValue, let column = e.details["column"]?.int64Value,
+                   column >= 1, !predicate.contains("\n") {
+                    // Point at the offending token, as a compiler would.
+                    text += "  " + predicate + "\n  " + String(repeating: " ", count: Int(column) - 1) + "^\n"
+                }
                 if let after = e.retryAfter { text += "retry after \(after) seconds\n" }
                 if let hint = e.hint { text += "hint: \(hint)\n" }
                 terminal.writeErr(text)

@@ -1,0 +1,148 @@
+import CKCore
+import Foundation
+
+enum QueryCommand {
+    static let spec = CommandSpec(
+        "query", summary: "Query records of a type with CloudKit's NSPredicate subset.",
+        discussion: """
+        The predicate is an NSPredicate format string in the subset CloudKit accepts (see 'ck help predicates'): comparisons, BETWEEN, IN, BEGINSWITH, list CONTAINS, ANY, self CONTAINS 'word' token search, distanceToLocation:fromLocation:, AND and NOT. No predicate means TRUEPREDICATE. What CloudKit refuses (OR, LIKE, ENDSWITH, …) is refused here, with the column and a hint.
+
+        Indexes are enforced as in CloudKit: filter fields must be QUERYABLE (SEARCHABLE for token search), sort fields SORTABLE, and a query without filters needs ___recordID QUERYABLE. Development indexes user fields automatically but never system fields.
+
+        Results come in pages of at most 200 records (default 100 on a terminal, 200 otherwise). When more match, the cursor is printed on stderr (or as continuationMarker with -o json): pass it to --cursor for the next page, or use --all.
+        """,
+        arguments: [ArgumentSpec("record-type", help: "Record type.", completion: .recordType),
+                    ArgumentSpec("predicate", help: "NSPredicate format string (default TRUEPREDICATE).", optional: true)],
+        options: [
+            OptionSpec("arg", value: "value", help: "Value for the next %@, %K, %d or %f, typed like field values (2026-01-01T00:00:00Z, ref:note-1, location:37.33,-122.03, string[]:a,b) (repeatable).", repeatable: true),
+            OptionSpec("sort", value: "[-]field", help: "Sort by a field, descending with '-'; field@lat,lon sorts by distance (repeatable).", repeatable: true, completion: .field),
+            OptionSpec("limit", value: "n", help: "Records per page, at most 200."),
+            OptionSpec("cursor", value: "cursor", help: "Continue after the page that printed this cursor."),
+            OptionSpec("all", help: "Follow cursors to the last page."),
+            RecordCommand.keysOption,
+            OptionSpec("zone-wide", help: "Search every zone of the database."),
+            OptionSpec("filters-json", value: "json", help: "Web Services filters: {\"filterBy\": [...], \"sortBy\": [...]} or an array of filters."),
+            OptionSpec("filters", value: "filter", help: "cktool filter \"FIELD OP VALUE\", e.g. \"price > 4.60\" (repeatable).", repeatable: true),
+            OptionSpec("explain", help: "Print the parsed predicate, bound values, filters and needed indexes; run nothing."),
+        ],
+        examples: [
+            ("ck query Note \"title BEGINSWITH 'Shop' AND done == NO\" --sort -modificationDate", "Notes starting with 'Shop', not done, newest first."),
+            ("ck query Note 'due < %@' --arg 2026-12-01T00:00:00Z", "A date bound from an argument."),
+            ("ck query Note \"self CONTAINS 'milk'\"", "Token search over searchable text fields."),
+            ("ck query Place 'distanceToLocation:fromLocation:(location, %@) < 5000' --arg location:37.33,-122.03", "Within 5 km."),
+            ("ck query Note --filters 'priority >= 2' --limit 20", "A cktool-style filter."),
+        ],
+        run: run)
+
+    static func request(_ inv: Invocation) throws -> QueryRequest {
+        guard let type = inv.positionals.first, inv.positionals.count <= 2 else {
+            throw UsageError("expected <record-type> [<predicate>] (quote the predicate)", command: inv.command.path)
+        }
+        var req = QueryRequest(recordType: type, predicate: inv.positionals.count > 1 ? inv.positionals[1] : nil,
+                               arguments: inv.parsed.all("arg"), zoneWide: inv.parsed.flag("zone-wide"),
+                               desiredKeys: RecordCommand.keys(inv))
+        if req.zoneWide && inv.parsed.value("zone") != nil {
+            throw UsageError("--zone and --zone-wide exclude each other", command: inv.command.path)
+        }
+        for s in inv.parsed.all("sort") { req.sort.append(try sortDescriptor(s, inv: inv)) }
+        if let j = inv.parsed.value("filters-json") {
+            let json: JSON
+            do { json = try JSON.parse(j) } catch {
+                throw CKError(.invalidArguments, "--filters-json:\(error.line):\(error.column): invalid JSON: \(error.message)")
+            }
+            let ws = try QueryFilter.webServices(json, label: "--filters-json")
+            if let t = ws.recordType, t != type {
+                throw CKError(.invalidArguments, "--filters-json names recordType '\(t)' but the query is for '\(type)'")
+            }
+            req.filters += ws.filters
+            req.sort += ws.sort
+        }
+        for f in inv.parsed.all("filters") { req.filters.append(try QueryFilter.cktool(f)) }
+        if let l = inv.parsed.value("limit") {
+            guard let n = Int(l), n >= 1 else { throw UsageError("--limit takes a whole number from 1 to 200", command: inv.command.path) }
+            if n > CKDatabase.maxQueryResults { inv.note("--limit \(n) is more than CloudKit's 200 records per page; pages hold 200") }
+            req.limit = min(n, CKDatabase.maxQueryResults)
+        } else {
+            req.limit = inv.terminal.stdoutIsTTY ? 100 : CKDatabase.maxQueryResults
+        }
+        req.cursor = inv.parsed.value("cursor")
+        return req
+    }
+
+    static func sortDescriptor(_ s: String, inv: Invocation) throws -> QuerySort {
+        if let at = s.firstIndex(of: "@") {
+            let field = String(s[..<at])
+            let loc = try ValueParser.location(String(s[s.index(after: at)...]), path: "--sort \(s)")
+            return QuerySort(distanceOf: field, from: loc)
+        }
+        if s.hasPrefix("-") { return QuerySort(String(s.dropFirst()), ascending: false) }
+        if s.hasPrefix("+") { return QuerySort(String(s.dropFirst())) }
+        guard !s.isEmpty else { throw UsageError("--sort needs a field name", command: inv.command.path) }
+        return QuerySort(s)
+    }
+
+    static func run(_ inv: Invocation) throws -> Int32 {
+        var req = try request(inv)
+        let db = try inv.database()
+        if inv.parsed.flag("explain") { return try explain(req, db: db, inv: inv) }
+        let format = try inv.outputFormat()
+        var all: [Record] = []
+        var cursor: String?
+        repeat {
+            let page = try db.query(req, zone: inv.zone)
+            cursor = page.cursor
+            if format == .json { all += page.records } else { try RecordCommand.printResults(page.records.map { .saved($0) }, inv, keys: req.desiredKeys) }
+            req.cursor = cursor
+        } while inv.parsed.flag("all") && cursor != nil
+        if format == .json {
+            var env: [String: JSON] = ["records": .array(all.map { $0.json(keys: req.desiredKeys) })]
+            if let cursor { env["continuationMarker"] = .string(cursor) }
+            inv.line(JSON.object(env).pretty())
+        } else if let cursor {
+            inv.note("more results: --cursor \(cursor)")
+        }
+        return ExitCode.success
+    }
+
+    static func explain(_ req: QueryRequest, db: CKDatabase, inv: Invocation) throws -> Int32 {
+        let text = req.predicate ?? ""
+        let tree = text.isEmpty ? PredicateNode.constant(true, column: 1) : try PredicateParser.parse(text, arguments: req.arguments)
+        let plan = try db.plan(req)
+        let sortText: [String] = plan.sort.map { s in
+            switch s.kind {
+            case .field(let f, let asc): return "\(f) \(asc ? "ascending" : "descending")"
+            case .distance(let f, let l): return "\(f) by distance from \(l.latitude),\(l.longitude)"
+            }
+        }
+        switch try inv.outputFormat() {
+        case .json, .jsonl:
+            let j = JSON.object([
+                "recordType": .string(plan.recordType), "predicate": .string(text.isEmpty ? "TRUEPREDICATE" : text),
+                "tree": .array(tree.treeLines().map { .string($0) }),
+                "arguments": .array(req.arguments.map { .string($0) }),
+                "filters": .array(plan.filters.map { f in .object(["field": .string(f.field), "comparator": .string(f.comparator.rawValue),
+                                                                   "value": .string(f.value.literal), "type": .string(f.value.typeName)]) }),
+                "matchesNothing": .bool(plan.matchesNothing),
+                "sort": .array(sortText.map { .string($0) }),
+                "indexes": .array(plan.requiredIndexes.map { .string("\($0.field) \($0.index)") }),
+            ])
+            inv.line(try inv.outputFormat() == .json ? j.pretty() : j.serialized())
+        case .plain, .table:
+            inv.line("record type: \(plan.recordType) (\(try inv.environment().rawValue))")
+            inv.line("predicate:   \(text.isEmpty ? "TRUEPREDICATE" : text)")
+            inv.line("parsed:")
+            for l in tree.treeLines(indent: "  ") { inv.line(l) }
+            inv.line("filters (all must match):")
+            if plan.matchesNothing { inv.line("  FALSEPREDICATE: nothing matches") }
+            if plan.filters.isEmpty && !plan.matchesNothing { inv.line("  none: every record of the type") }
+            for (i, f) in plan.filters.enumerated() { inv.line("  \(i + 1). \(f.summary)") }
+            if !sortText.isEmpty {
+                inv.line("sort:")
+                for s in sortText { inv.line("  \(s)") }
+            }
+            inv.line("indexes needed:")
+            for i in plan.requiredIndexes { inv.line("  \(i.field) \(i.index)") }
+        }
+        return ExitCode.success
+    }
+}

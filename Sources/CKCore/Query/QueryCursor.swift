@@ -1,0 +1,94 @@
+import Foundation
+
+/// Where a page ended: the last record's sort values, zone and name. Opaque to users.
+struct QueryCursor {
+    var fingerprint: String
+    var key: SortKey
+
+    static let prefix = "ck1."
+
+    var encoded: String {
+        let json = JSON.object(["q": .string(fingerprint), "k": key.json])
+        let b64 = Data(json.serialized().utf8).base64EncodedString()
+        return QueryCursor.prefix + b64.replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
+    }
+
+    init(fingerprint: String, key: SortKey) {
+        self.fingerprint = fingerprint
+        self.key = key
+    }
+
+    /// Reads a cursor, refusing one made for another query, zone or environment.
+    init(decoding text: String, expected fingerprint: String) throws(CKError) {
+        let bad = CKError.invalid("invalid cursor: it was not made by ck, or it is damaged",
+                                  hint: "pass the cursor printed by the previous page of the same query")
+        guard text.hasPrefix(QueryCursor.prefix) else { throw bad }
+        var b64 = String(text.dropFirst(QueryCursor.prefix.count)).replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        while b64.count % 4 != 0 { b64 += "=" }
+        guard let data = Data(base64Encoded: b64), let json = try? JSON.parse(utf8: [UInt8](data)),
+              let q = json["q"]?.stringValue, let k = json["k"], let key = SortKey(json: k) else { throw bad }
+        guard q == fingerprint else {
+            throw CKError.invalid("this cursor belongs to another query, zone, database or environment",
+                                  hint: "a cursor continues exactly the query that printed it; run the query again without --cursor")
+        }
+        self.init(fingerprint: q, key: key)
+    }
+}
+
+/// A record's position in a query's order: its sort values, then zone and name to break ties.
+struct SortKey {
+    var values: [QueryValue?]
+    var zone: String
+    var name: String
+
+    var json: JSON {
+        .object(["v": .array(values.map(SortKey.encode)), "z": .string(zone), "n": .string(name)])
+    }
+
+    init(values: [QueryValue?], zone: String, name: String) {
+        self.values = values
+        self.zone = zone
+        self.name = name
+    }
+
+    init?(json: JSON) {
+        guard let vs = json["v"]?.arrayValue, let z = json["z"]?.stringValue, let n = json["n"]?.stringValue else { return nil }
+        var values: [QueryValue?] = []
+        for v in vs {
+            if v.isNull { values.append(nil); continue }
+            if let s = v["s"]?.stringValue { values.append(.string(s)) }
+            else if let d = v["d"]?.int64Value { values.append(.date(d)) }
+            else if let x = v["x"]?.doubleValue { values.append(.double(x)) }
+            else { return nil }
+        }
+        self.init(values: values, zone: z, name: n)
+    }
+
+    static func encode(_ v: QueryValue?) -> JSON {
+        switch v {
+        case .string(let s)?: return .object(["s": .string(s)])
+        case .date(let d)?: return .object(["d": .int(d)])
+        case let v?: return v.numeric.map { .object(["x": .double($0)]) } ?? .null
+        case nil: return .null
+        }
+    }
+
+    /// Orders two keys under the descriptors' directions; missing values sort last either way.
+    static func compare(_ a: SortKey, _ b: SortKey, ascending: [Bool]) -> ComparisonResult {
+        for (i, asc) in ascending.enumerated() {
+            let x = i < a.values.count ? a.values[i] : nil, y = i < b.values.count ? b.values[i] : nil
+            switch (x, y) {
+            case (nil, nil): continue
+            case (nil, _): return .orderedDescending
+            case (_, nil): return .orderedAscending
+            case let (x?, y?):
+                let c = x.queryCompare(y) ?? .orderedSame
+                if c != .orderedSame { return asc ? c : (c == .orderedAscending ? .orderedDescending : .orderedAscending) }
+            }
+        }
+        if a.zone != b.zone { return a.zone.utf8.lexicographicallyPrecedes(b.zone.utf8) ? .orderedAscending : .orderedDescending }
+        if a.name != b.name { return a.name.utf8.lexicographicallyPrecedes(b.name.utf8) ? .orderedAscending : .orderedDescending }
+        return .orderedSame
+    }
+}

@@ -1,0 +1,140 @@
+import Foundation
+
+extension CKDatabase {
+    /// CloudKit's page size limit.
+    public static let maxQueryResults = 200
+
+    /// Parses and checks a query without running it: filters, sort and the indexes it needs.
+    public func plan(_ request: QueryRequest) throws(CKError) -> QueryPlan {
+        try env.locked(exclusive: false) { () throws(CKError) -> QueryPlan in
+            try makePlan(request, schema: try env.readSchema()).plan
+        }
+    }
+
+    func makePlan(_ request: QueryRequest, schema: Schema) throws(CKError) -> (plan: QueryPlan, searchable: [String]) {
+        let text = request.predicate?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
+        var compiler = try QueryCompiler(recordType: request.recordType, schema: schema, environment: environment,
+                                         predicateText: text, now: store.now())
+        let node = text.isEmpty ? PredicateNode.constant(true, column: 1) : try PredicateParser.parse(text, arguments: request.arguments)
+        if text.isEmpty && !request.arguments.isEmpty {
+            throw CKError.invalid("\(request.arguments.count) argument\(request.arguments.count == 1 ? "" : "s") given but no predicate uses them")
+        }
+        try compiler.add(node, negated: false)
+        for f in request.filters { try compiler.add(f) }
+        let sort = try compiler.checkSort(request.sort)
+        let (indexes, searchable) = try checkIndexes(compiler, sort: sort)
+        return (QueryPlan(recordType: request.recordType, filters: compiler.filters, matchesNothing: compiler.matchesNothing,
+                          sort: sort, requiredIndexes: indexes), searchable)
+    }
+
+    /// The indexes a plan needs, refused with CloudKit's messages when missing. Development indexes user
+    /// fields automatically, never system fields; production has only the schema's indexes.
+    func checkIndexes(_ c: QueryCompiler, sort: [QuerySort]) throws(CKError) -> ([(field: String, index: String)], [String]) {
+        let type = c.type
+        var required: [(field: String, index: String)] = []
+        func hint(_ field: String, _ flag: String) -> String {
+            let command = "ck schema index \(c.recordType) \(field) --\(flag)"
+            return environment == .production ? "add the index in development ('\(command)') and run 'ck schema deploy'" : "add the index: \(command)"
+        }
+        func indexed(_ field: String, _ flag: KeyPath<FieldSchema, Bool>) -> Bool {
+            if field.hasPrefix("___") || environment == .production { return type.fields[field]?[keyPath: flag] ?? false }
+            return true
+        }
+        var searchable: [String] = []
+        for f in c.filters {
+            if f.field == "self" {
+                searchable = type.fields.keys.sorted().filter { name in
+                    guard let fs = type.fields[name], fs.type.base == .string, !name.hasPrefix("___") else { return false }
+                    return environment == .development || fs.searchable
+                }
+                if searchable.isEmpty {
+                    throw c.fail(f.column, "Type \(c.recordType) has no field marked searchable",
+                                 hint: "mark a STRING field SEARCHABLE in the schema (ck schema index \(c.recordType) <field> --searchable)")
+                }
+                required.append(("self", "SEARCHABLE (" + searchable.joined(separator: ", ") + ")"))
+                continue
+            }
+            if !indexed(f.field, \.queryable) {
+                throw c.fail(f.column, "Field '\(f.displayName)' is not marked queryable", hint: hint(f.field, "queryable"))
+            }
+            required.append((f.field, "QUERYABLE"))
+        }
+        if c.filters.isEmpty {
+            if !indexed("___recordID", \.queryable) {
+                throw CKError(.invalidArguments, "Type is not marked indexable",
+                              hint: "a query without filters needs a QUERYABLE index on ___recordID: " + hint("___recordID", "queryable"))
+            }
+            required.append(("___recordID", "QUERYABLE"))
+        }
+        for s in sort {
+            let field: String
+            switch s.kind { case .field(let f, _): field = f; case .distance(let f, _): field = f }
+            if !indexed(field, \.sortable) {
+                throw CKError(.invalidArguments, "Field '\(field)' is not marked sortable", hint: hint(field, "sortable"))
+            }
+            required.append((field, "SORTABLE"))
+        }
+        return (required, searchable)
+    }
+
+    /// Runs a query in one zone (or every zone with `zoneWide`), one page at a time.
+    public func query(_ request: QueryRequest, zone zoneName: String = Names.defaultZoneName) throws(CKError) -> QueryResult {
+        let limit = request.limit ?? CKDatabase.maxQueryResults
+        guard limit >= 1 else { throw CKError.invalid("the results limit must be at least 1") }
+        let pageSize = min(limit, CKDatabase.maxQueryResults)
+        return try env.locked(exclusive: false) { () throws(CKError) -> QueryResult in
+            let (plan, searchable) = try makePlan(request, schema: try env.readSchema())
+            let catalog = try env.readCatalog()
+            let zones: [Zone]
+            if request.zoneWide {
+                if scope == .shared {
+                    throw CKError.invalid("Queries in the shared database must name a zone; cross-zone queries are not supported there")
+                }
+                let def = try resolveZone(Names.defaultZoneName, catalog: catalog)
+                zones = [def] + catalog.zones.filter { $0.database == scope && $0.zoneID.ownerRecordName == userRecordName }
+            } else {
+                zones = [try resolveZone(zoneName, catalog: catalog)]
+            }
+            let fingerprint = queryFingerprint(request, zone: request.zoneWide ? "*" : zoneName)
+            let after = try request.cursor.map { (c) throws(CKError) -> SortKey in try QueryCursor(decoding: c, expected: fingerprint).key }
+            if plan.matchesNothing { return QueryResult(records: [], cursor: nil) }
+            let ascending = plan.sort.map { s -> Bool in if case .field(_, let asc) = s.kind { return asc }; return true }
+            var matched: [(SortKey, Record)] = []
+            for z in zones {
+                let live = CKDatabase.fold(try env.readLog(env.logPath(database: scope, zone: z.zoneID)).entries)
+                for r in live.values where r.recordType == plan.recordType {
+                    guard plan.filters.allSatisfy({ $0.matches(r, searchableFields: searchable) }) else { continue }
+                    let key = SortKey(values: plan.sort.map { sortValue(r, $0) }, zone: z.zoneID.zoneName, name: r.recordName)
+                    if let after, SortKey.compare(key, after, ascending: ascending) != .orderedDescending { continue }
+                    matched.append((key, r))
+                }
+            }
+            matched.sort { SortKey.compare($0.0, $1.0, ascending: ascending) == .orderedAscending }
+            let page = matched.prefix(pageSize)
+            var records = page.map(\.1)
+            if let keys = request.desiredKeys {
+                records = records.map { r in var c = r; c.fields = r.fields.filter { keys.contains($0.key) }; return c }
+            }
+            let cursor = matched.count > pageSize ? page.last.map { QueryCursor(fingerprint: fingerprint, key: $0.0).encoded } : nil
+            return QueryResult(records: records, cursor: cursor)
+        }
+    }
+
+    func sortValue(_ r: Record, _ s: QuerySort) -> QueryValue? {
+        switch s.kind {
+        case .field(let f, _): return queryValue(of: r, field: f)
+        case .distance(let f, let from):
+            guard case .location(let l)? = r.fields[f] else { return nil }
+            return .double(distanceMetres(l, from))
+        }
+    }
+
+    /// Identifies a query so a cursor is accepted only by the query, zone, database and environment that made it.
+    func queryFingerprint(_ r: QueryRequest, zone: String) -> String {
+        var parts = [container.identifier, environment.rawValue, scope.rawValue, userRecordName, zone, r.recordType,
+                     r.predicate ?? "", r.arguments.joined(separator: "\u{1}")]
+        parts += r.filters.map { "\($0.field) \($0.comparator.rawValue) \($0.value) \($0.distance ?? -1)" }
+        parts += r.sort.map { "\($0.kind)" }
+        return String(SHA256.hex(Array(parts.joined(separator: "\u{2}").utf8)).prefix(24))
+    }
+}
