@@ -6,14 +6,15 @@ import Testing
 /// dataset and checks each outcome: exactly the expected Item records, or the expected refusal.
 /// The expectations come from CloudKit's documented rules, not from the engine's output.
 @Suite struct QueryCorpusTests {
-    @Test func corpus() throws {
+    /// The same answers with the index (SQL narrows and orders) and without it (whole logs are folded).
+    @Test(arguments: [true, false]) func corpus(indexed: Bool) throws {
         let (cases, problems) = try CorpusFile.load()
         for p in problems { Issue.record("\(p)") }
         #expect(cases.count >= 150, "the corpus has \(cases.count) cases; it should keep at least 150")
         #expect(cases.contains { if case .matches = $0.expected { return true }; return false })
         #expect(cases.contains { if case .refused = $0.expected { return true }; return false })
 
-        let fixture = try CorpusFixture()
+        let fixture = try CorpusFixture(indexed: indexed)
         for c in cases { check(c, fixture) }
     }
 
@@ -267,8 +268,9 @@ final class CorpusFixture {
 
     static let itemNames = (1...12).map { String(format: "i%02d", $0) }
 
-    init() throws {
+    init(indexed: Bool = true) throws {
         temp = try TempStore()
+        temp.store.indexEnabled = indexed
         db = try temp.db()
         let clock = temp.store
 

@@ -162,3 +162,21 @@ import Testing
         #expect(ckError { _ = try t.store.container() }?.code == .incompatibleVersion)
     }
 }
+
+@Suite struct LogLineTests {
+    @Test func directSerializationMatchesTheJSONTree() throws {
+        let r = Record(recordName: "a\"b", recordType: "Note", zoneID: ZoneID(zoneName: "Z", ownerRecordName: "_o"), changeTag: "3",
+                       fields: ["t": .string("x\ny"), "n": .int64(-3), "d": .double(2.5), "when": .timestamp(7),
+                                "tags": .list(.string, [.string("a")]), "loc": .location(Location(latitude: 1, longitude: 2)),
+                                "ref": .reference(Reference(recordName: "r", action: .deleteSelf)), "b": .bytes([1, 2])],
+                       created: RecordStamp(timestamp: 1, userRecordName: "_u"), modified: RecordStamp(timestamp: 2, userRecordName: "_v"))
+        for entry in [LogEntry.save(seq: 9, record: r), .delete(seq: 10, recordName: "a", recordType: "Note", at: 5, userRecordName: "_u")] {
+            var direct: [UInt8] = []
+            entry.write(into: &direct, batch: nil)
+            #expect(String(decoding: direct, as: UTF8.self) == entry.json.serialized())
+            var batched: [UInt8] = []
+            entry.write(into: &batched, batch: 4)
+            #expect(try JSON.parse(utf8: batched)["batch"] == .int(4))
+        }
+    }
+}

@@ -114,3 +114,16 @@ import Testing
         #expect(json.stdout.contains(#""___recordID QUERYABLE""#))
     }
 }
+
+extension QueryEndToEndTests {
+    @Test func sameAnswersWithTheIndexTurnedOff() throws {
+        let s = try seeded()
+        let args = ["query", "Note", "count > 5 AND tags CONTAINS 'home'", "--sort", "-count", "--limit", "4", "--all"]
+        let on = try s.run(args)
+        let off = try s.run(args, env: ["CK_INDEX": "off"])
+        #expect(on.status == 0 && off.status == 0)
+        #expect(!on.stdout.isEmpty)
+        #expect(on.stdout == off.stdout)
+        #expect(FileManager.default.fileExists(atPath: s.dir + "/store/containers/iCloud.ck.default/development/.index.sqlite"))
+    }
+}

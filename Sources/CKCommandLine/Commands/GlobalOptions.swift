@@ -26,6 +26,7 @@ enum GlobalOptions {
         ("CK_USER", "acting user, as --as"),
         ("CK_OUTPUT", "output format, as --output"),
         ("NO_COLOR", "when set, no colour (as --no-color)"),
+        ("CK_INDEX", "off: no .index.sqlite; reads fold whole logs (same answers)"),
         ("XDG_DATA_HOME", "the user store is $XDG_DATA_HOME/ck (default ~/.local/share/ck)"),
     ]
 }

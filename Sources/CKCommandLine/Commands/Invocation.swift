@@ -63,6 +63,7 @@ final class Invocation {
     func store() throws -> CKStore {
         if let s = openedStore { return s }
         let s = try CKStore.open(storeLocation)
+        if terminal.environment["CK_INDEX"] == "off" { s.indexEnabled = false }
         openedStore = s
         return s
     }
@@ -83,8 +84,26 @@ final class Invocation {
 
     // MARK: Printing
 
-    func out(_ s: String) { terminal.writeOut(s) }
-    func line(_ s: String) { terminal.writeOut(s + "\n") }
+    private var held: [String]? = nil
+
+    func out(_ s: String) {
+        if held != nil { held?.append(s) } else { terminal.writeOut(s) }
+    }
+
+    /// Starts holding stdout until `release`, e.g. until writes are durable.
+    func holdOutput() -> Bool {
+        if held != nil { return false }
+        held = []
+        return true
+    }
+
+    /// Prints what was held (when this caller started holding).
+    func release(_ started: Bool) {
+        guard started, let text = held else { return }
+        held = nil
+        for s in text { terminal.writeOut(s) }
+    }
+    func line(_ s: String) { out(s + "\n") }
 
     /// Prints the outcome of a command in the chosen format: an object for json/jsonl, a line for scripts, a sentence for people.
     func report(_ json: JSON, plain: String, table: String) throws {
@@ -111,9 +130,13 @@ final class Invocation {
     func readInput(_ path: String) throws -> [UInt8] {
         if path == "-" { return terminal.readStdin() }
         let full = path.hasPrefix("/") ? path : terminal.workingDirectory + "/" + path
-        guard let data = FileManager.default.contents(atPath: full) else {
-            throw CKError(.invalidArguments, "cannot read file '\(path)'")
+        var isDir: ObjCBool = false
+        if FileManager.default.fileExists(atPath: full, isDirectory: &isDir), isDir.boolValue {
+            throw CKError(.invalidArguments, "'\(path)' is a directory, not a file")
         }
-        return [UInt8](data)
+        let fd = open(full, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw CKError(.invalidArguments, "cannot read file '\(path)': \(String(cString: strerror(errno)))") }
+        defer { close(fd) }
+        return readAll(fd: fd)
     }
 }

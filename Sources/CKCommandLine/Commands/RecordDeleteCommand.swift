@@ -21,12 +21,9 @@ enum RecordDeleteCommand {
             return ExitCode.failure
         }
         let db = try inv.database()
+        let ops = names.map { n in RecordOperation(type: tag == nil ? .forceDelete : .delete, recordName: n, changeTag: tag) }
         var results: [RecordResult] = []
-        for chunk in RecordSaveCommand.chunks(names.map { n in
-            RecordOperation(type: tag == nil ? .forceDelete : .delete, recordName: n, changeTag: tag)
-        }, inv: inv) {
-            results += try db.modify(chunk, zone: inv.zone).results
-        }
+        try db.modify(requests: RecordSaveCommand.chunks(ops, inv: inv), zone: inv.zone) { results += $0.results }
         let failures = results.compactMap { r in r.error.map { CKError.ItemFailure(id: r.recordName, error: $0) } }
         try RecordCommand.printResults(results, inv)
         if let e = RecordCommand.failure(failures, total: names.count, verb: "delete") { throw e }

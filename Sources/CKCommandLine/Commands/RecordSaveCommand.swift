@@ -61,8 +61,7 @@ enum RecordSaveCommand {
         for key in inv.parsed.all("unset") { fields[key] = .unset }
         let op = RecordOperation.save(recordType: type, recordName: inv.parsed.value("name"), fields: fields,
                                       ifTag: inv.parsed.value("if-tag"), policy: policy)
-        let result = try inv.database().modify([op], zone: inv.zone)
-        return try finish([result], inv: inv, total: 1)
+        return try finish(try inv.database(), requests: [[op]], inv: inv, total: 1)
     }
 
     /// `field[:type[:action]]=value`.
@@ -175,28 +174,29 @@ enum RecordSaveCommand {
         }
         let bytes = try inv.readInput(file)
         let label = file == "-" ? "<stdin>" : file
-        // Every line is checked before anything is written.
-        var ops: [RecordOperation] = []
-        var lineNo = 0
-        for line in bytes.split(separator: 0x0A, omittingEmptySubsequences: false) {
+        // Every line's JSON is checked before anything is written; operations are then built request by
+        // request, so a large file never sits in memory as records. A line that is JSON but not a valid
+        // operation fails alone, as an operation does in CloudKit.
+        var lines: [Range<Int>] = []
+        var lineNumbers: [Int] = []
+        var start = 0, lineNo = 0
+        while start < bytes.count {
             lineNo += 1
-            if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) { continue }
-            let json: JSON
-            do { json = try JSON.parse(utf8: line) } catch {
-                throw CKError(.invalidArguments, "\(label):\(lineNo):\(error.column): invalid JSON: \(error.message)",
-                              hint: "each line must be one JSON object; nothing was saved")
+            var end = start
+            while end < bytes.count, bytes[end] != 0x0A { end += 1 }
+            if !bytes[start..<end].allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) {
+                do { try JSON.validate(utf8: bytes[start..<end]) } catch {
+                    throw CKError(.invalidArguments, "\(label):\(lineNo):\(error.column): invalid JSON: \(error.message)",
+                                  hint: "each line must be one JSON object; nothing was saved")
+                }
+                lines.append(start..<end)
+                lineNumbers.append(lineNo)
             }
-            if let z = RecordOperation.zoneName(in: json), z != inv.zone {
-                throw CKError(.invalidArguments, "\(label):\(lineNo): the record is in zone '\(z)' but the request goes to '\(inv.zone)'",
-                              hint: "pass -z \(z), or split the file by zone; nothing was saved")
-            }
-            do { ops.append(try RecordOperation(json: json, path: "\(label):\(lineNo)", policy: policy)) } catch {
-                throw CKError(error.code, error.reason, hint: (error.hint.map { $0 + "; " } ?? "") + "nothing was saved")
-            }
+            start = end + 1
         }
         let atomic = inv.parsed.flag("atomic")
-        if atomic && ops.count > CKDatabase.maxOperationsPerRequest {
-            throw CKError(.limitExceeded, "\(ops.count) operations in one atomic request; CloudKit allows \(CKDatabase.maxOperationsPerRequest)",
+        if atomic && lines.count > CKDatabase.maxOperationsPerRequest {
+            throw CKError(.limitExceeded, "\(lines.count) operations in one atomic request; CloudKit allows \(CKDatabase.maxOperationsPerRequest)",
                           hint: "atomicity holds per request: split the file into requests of at most 200, or drop --atomic")
         }
         let db = try inv.database()
@@ -206,11 +206,32 @@ enum RecordSaveCommand {
                 inv.note("warning: zone \(inv.zone) has no atomic capability; --atomic has no effect there, as in CloudKit")
             }
         }
-        var results: [ModifyResult] = []
-        for chunk in chunks(ops, inv: inv) {
-            results.append(try db.modify(chunk, zone: inv.zone, atomic: atomic))
+        let size = CKDatabase.maxOperationsPerRequest
+        if lines.count > size {
+            inv.note("\(lines.count) operations: sending \((lines.count + size - 1) / size) requests of at most \(size) (CloudKit's limit per request)")
         }
-        return try finish(results, inv: inv, total: ops.count)
+        let requests = stride(from: 0, to: lines.count, by: size).lazy.map { first -> [RecordOperation] in
+            (first..<min(first + size, lines.count)).map { i -> RecordOperation in
+                do throws(CKError) { return try operation(bytes[lines[i]], line: lineNumbers[i], label: label, policy: policy, zone: inv.zone) } catch {
+                    return RecordOperation.invalid(error, recordName: "\(label):\(lineNumbers[i])")
+                }
+            }
+        }
+        return try finish(db, requests: requests, inv: inv, total: lines.count, atomic: atomic)
+    }
+
+    /// One batch line as an operation; errors name the file and line.
+    static func operation(_ line: ArraySlice<UInt8>, line lineNo: Int, label: String, policy: SavePolicy?, zone: String) throws(CKError) -> RecordOperation {
+        let json: JSON
+        do { json = try JSON.parse(utf8: line) } catch {
+            throw CKError(.invalidArguments, "\(label):\(lineNo):\(error.column): invalid JSON: \(error.message)",
+                          hint: "each line must be one JSON object; nothing was saved")
+        }
+        if let z = RecordOperation.zoneName(in: json), z != zone {
+            throw CKError(.invalidArguments, "\(label):\(lineNo): the record is in zone '\(z)' but the request goes to '\(zone)'",
+                          hint: "pass -z \(z), or split the file by zone")
+        }
+        return try RecordOperation(json: json, path: "\(label):\(lineNo)", policy: policy)
     }
 
     /// Splits operations into requests of at most 200, saying so when it does.
@@ -223,10 +244,29 @@ enum RecordSaveCommand {
         return stride(from: 0, to: ops.count, by: size).map { Array(ops[$0..<min($0 + size, ops.count)]) }
     }
 
-    static func finish(_ results: [ModifyResult], inv: Invocation, total: Int) throws -> Int32 {
-        let all = results.flatMap(\.results)
-        let failures = results.flatMap(\.failures)
-        try RecordCommand.printResults(all, inv, keys: RecordCommand.keys(inv))
+    /// Applies requests under one lock and prints their results once they are durable.
+    static func finish<S: Sequence>(_ db: CKDatabase, requests: S, inv: Invocation, total: Int, atomic: Bool = false,
+                                    stagedAssets: [String: [UInt8]] = [:]) throws -> Int32 where S.Element == [RecordOperation] {
+        let format = try inv.outputFormat()
+        let keys = RecordCommand.keys(inv)
+        var failures: [CKError.ItemFailure] = []
+        var kept: [RecordResult] = []
+        // Results print only once synced: what ck prints as saved is on disk.
+        var held = inv.holdOutput()
+        var printError: Error? = nil
+        try db.modify(requests: requests, zone: inv.zone, atomic: atomic, stagedAssets: stagedAssets, durable: {
+            if format != .json && format != .table { inv.release(held); held = inv.holdOutput() }
+        }) { result in
+            failures += result.failures
+            if format == .json || format == .table {
+                kept += result.results
+            } else {
+                do { try RecordCommand.printResults(result.results, inv, keys: keys) } catch { printError = error }
+            }
+        }
+        if let printError { throw printError }
+        if !kept.isEmpty || format == .json { try RecordCommand.printResults(kept, inv, keys: keys) }
+        inv.release(held)
         if let e = RecordCommand.failure(failures, total: total, verb: "save") {
             if failures.contains(where: { $0.error.code == .batchRequestFailed }) {
                 throw CKError(.batchRequestFailed, "Atomic request failed: \(failures.filter { $0.error.code != .batchRequestFailed }.count) of \(total) operations were rejected, so none was applied", items: failures)

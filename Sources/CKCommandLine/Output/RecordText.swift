@@ -24,7 +24,8 @@ enum RecordText {
 
     /// Escapes tabs, newlines and backslashes so a plain line stays one line.
     static func escape(_ s: String) -> String {
-        guard s.contains(where: { $0 == "\t" || $0 == "\n" || $0 == "\\" || $0 == "\r" }) else { return s }
+        // Most values need nothing: scan bytes, not characters.
+        guard s.utf8.contains(where: { $0 == 0x09 || $0 == 0x0A || $0 == 0x5C || $0 == 0x0D }) else { return s }
         var out = ""
         for c in s {
             switch c {

@@ -35,12 +35,28 @@ public struct Terminal: @unchecked Sendable {
         Terminal(
             writeOut: { s in StreamWriter.stdout.write(s) },
             writeErr: { s in StreamWriter.stdout.flush(); StreamWriter.stderr.write(s); StreamWriter.stderr.flush() },
-            readStdin: { [UInt8](FileHandle.standardInput.readDataToEndOfFile()) },
+            readStdin: { readAll(fd: 0) },
             readLine: { Swift.readLine() },
             stdoutIsTTY: isatty(1) == 1, stderrIsTTY: isatty(2) == 1, stdinIsTTY: isatty(0) == 1,
             environment: ProcessInfo.processInfo.environment,
             workingDirectory: FileManager.default.currentDirectoryPath)
     }
+}
+
+/// Reads a file descriptor to its end straight into bytes (no Data copy: batch inputs can be large).
+func readAll(fd: Int32) -> [UInt8] {
+    var out = [UInt8]()
+    var chunk = [UInt8](repeating: 0, count: 1 << 16)
+    while true {
+        let n = chunk.withUnsafeMutableBytes { b -> Int in
+            guard let base = b.baseAddress else { return 0 }
+            return Glibc.read(fd, base, b.count)
+        }
+        if n < 0 && errno == EINTR { continue }
+        if n <= 0 { break }
+        out.append(contentsOf: chunk[0..<n])
+    }
+    return out
 }
 
 /// A buffered writer on a file descriptor (stdout output can be large).

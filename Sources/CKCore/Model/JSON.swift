@@ -67,15 +67,12 @@ extension JSON {
     }()
 
     static func orderedKeys(_ o: [String: JSON]) -> [String] {
-        o.keys.sorted { a, b in
-            let ra = keyOrder[a], rb = keyOrder[b]
-            switch (ra, rb) {
-            case let (x?, y?): return x < y
-            case (_?, nil): return true
-            case (nil, _?): return false
-            default: return Array(a.utf8).lexicographicallyPrecedes(Array(b.utf8))
-            }
-        }
+        // Rank each key once; unranked keys follow in byte order.
+        let ranked = o.keys.map { (rank: keyOrder[$0] ?? Int.max, key: $0) }
+        return ranked.sorted { a, b in
+            if a.rank != b.rank { return a.rank < b.rank }
+            return a.key.utf8.lexicographicallyPrecedes(b.key.utf8)
+        }.map(\.key)
     }
 
     /// Compact one-line text (no newline inside; safe for JSON Lines).
@@ -183,6 +180,18 @@ extension JSON {
         return try parse(bytes: &bytes)
     }
 
+    /// Checks that bytes are one JSON document without building it (duplicate keys are not checked).
+    public static func validate<C: Collection>(utf8 data: C) throws(JSONParseError) where C.Element == UInt8 {
+        let bytes = Array(data)
+        try bytes.withUnsafeBufferPointer { buf throws(JSONParseError) in
+            var p = JSONParser(buf)
+            p.skipSpace()
+            try p.skip(depth: 0)
+            p.skipSpace()
+            if p.i < buf.count { throw p.fail("unexpected text after the JSON value") }
+        }
+    }
+
     static func parse(bytes: inout [UInt8]) throws(JSONParseError) -> JSON {
         do {
             return try bytes.withUnsafeBufferPointer { buf throws(JSONParseError) -> JSON in
@@ -267,6 +276,61 @@ struct JSONParser {
         default:
             throw fail("unexpected character '\(String(decoding: [b[i]], as: UTF8.self))', expected a value")
         }
+    }
+
+    /// Like `value` but builds nothing: the fast first pass over a large batch.
+    mutating func skip(depth: Int) throws(JSONParseError) {
+        guard i < b.count else { throw fail("unexpected end of input, expected a value") }
+        if depth > JSON.maxDepth { throw fail("nesting deeper than \(JSON.maxDepth) levels") }
+        switch b[i] {
+        case UInt8(ascii: "{"), UInt8(ascii: "["):
+            let object = b[i] == UInt8(ascii: "{")
+            let close = object ? UInt8(ascii: "}") : UInt8(ascii: "]")
+            i += 1
+            skipSpace()
+            if i < b.count, b[i] == close { i += 1; return }
+            while true {
+                skipSpace()
+                if object {
+                    guard i < b.count, b[i] == UInt8(ascii: "\"") else { throw fail("expected a string key") }
+                    try skipString()
+                    skipSpace()
+                    guard i < b.count, b[i] == UInt8(ascii: ":") else { throw fail("expected ':' after key") }
+                    i += 1
+                    skipSpace()
+                }
+                try skip(depth: depth + 1)
+                skipSpace()
+                guard i < b.count else { throw fail("unexpected end of input, expected ',' or '\(object ? "}" : "]")'") }
+                if b[i] == UInt8(ascii: ",") { i += 1; continue }
+                if b[i] == close { i += 1; return }
+                throw fail("expected ',' or '\(object ? "}" : "]")'")
+            }
+        case UInt8(ascii: "\""): try skipString()
+        default: _ = try value(depth: depth)
+        }
+    }
+
+    mutating func skipString() throws(JSONParseError) {
+        let start = i
+        i += 1
+        var ascii = true
+        while i < b.count {
+            let c = b[i]
+            if c == UInt8(ascii: "\"") { break }
+            if c < 0x20 { throw fail("control character in string (escape it)") }
+            if c >= 0x80 { ascii = false }
+            if c == UInt8(ascii: "\\") {
+                // Escapes are rare: let the full string reader check them.
+                i = start
+                _ = try string()
+                return
+            }
+            i += 1
+        }
+        guard i < b.count else { throw fail("unterminated string") }
+        if !ascii { _ = try validUTF8(start + 1, i) }
+        i += 1
     }
 
     mutating func literal(_ word: String) throws(JSONParseError) {

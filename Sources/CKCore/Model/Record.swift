@@ -121,4 +121,18 @@ public struct Record: Equatable, Sendable {
         }
         return total
     }
+
+    /// An upper bound of `size` that costs no serialization (escaping at most doubles a string, plus quotes).
+    var sizeBound: Int {
+        func bound(_ v: FieldValue) -> Int {
+            switch v {
+            case .string(let s): return 2 * s.utf8.count + 2
+            case .bytes(let b): return b.count * 4 / 3 + 8
+            case .list(_, let items): return items.reduce(2) { $0 + bound($1) + 1 }
+            case .reference(let r): return 2 * r.recordName.utf8.count + 2 * (r.zoneName?.utf8.count ?? 0) + 2 * (r.ownerRecordName?.utf8.count ?? 0) + 96
+            default: return 256
+            }
+        }
+        return fields.reduce(recordName.utf8.count + recordType.utf8.count) { $0 + $1.key.utf8.count + bound($1.value) }
+    }
 }

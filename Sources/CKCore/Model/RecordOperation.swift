@@ -31,6 +31,8 @@ public struct RecordOperation: Sendable {
     public var recordType: String?
     public var changeTag: String?
     public var fields: [String: FieldInput]
+    /// Set for an operation that could not be read: applying it fails with this error.
+    public var inputError: CKError?
 
     public init(type: RecordOperationType, recordName: String? = nil, recordType: String? = nil,
                 changeTag: String? = nil, fields: [String: FieldInput] = [:]) {
@@ -39,6 +41,13 @@ public struct RecordOperation: Sendable {
         self.recordType = recordType
         self.changeTag = changeTag
         self.fields = fields
+    }
+
+    /// An operation that fails with `error` when applied (a batch line that is JSON but not an operation).
+    public static func invalid(_ error: CKError, recordName: String) -> RecordOperation {
+        var op = RecordOperation(type: .forceUpdate, recordName: recordName)
+        op.inputError = error
+        return op
     }
 
     /// The operation a native save makes: create, or update with a change tag, or force-update under a policy.

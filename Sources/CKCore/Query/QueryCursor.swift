@@ -74,7 +74,8 @@ struct SortKey {
         }
     }
 
-    /// Orders two keys under the descriptors' directions; missing values sort last either way.
+    /// Orders two keys under the descriptors' directions; missing values sort last either way. Ties go by
+    /// zone and record name, in the direction of the first descriptor (so an index serves the order).
     static func compare(_ a: SortKey, _ b: SortKey, ascending: [Bool]) -> ComparisonResult {
         for (i, asc) in ascending.enumerated() {
             let x = i < a.values.count ? a.values[i] : nil, y = i < b.values.count ? b.values[i] : nil
@@ -87,8 +88,10 @@ struct SortKey {
                 if c != .orderedSame { return asc ? c : (c == .orderedAscending ? .orderedDescending : .orderedAscending) }
             }
         }
-        if a.zone != b.zone { return a.zone.utf8.lexicographicallyPrecedes(b.zone.utf8) ? .orderedAscending : .orderedDescending }
-        if a.name != b.name { return a.name.utf8.lexicographicallyPrecedes(b.name.utf8) ? .orderedAscending : .orderedDescending }
+        let up = ascending.first ?? true
+        func directed(_ less: Bool) -> ComparisonResult { less == up ? .orderedAscending : .orderedDescending }
+        if a.zone != b.zone { return directed(a.zone.utf8.lexicographicallyPrecedes(b.zone.utf8)) }
+        if a.name != b.name { return directed(a.name.utf8.lexicographicallyPrecedes(b.name.utf8)) }
         return .orderedSame
     }
 }

@@ -9,7 +9,9 @@ public struct SchemaDiff: Sendable {
 }
 
 extension CKContainer {
-    func environmentStore(_ e: Environment) -> EnvironmentStore { EnvironmentStore(containerDir: dir, environment: e) }
+    func environmentStore(_ e: Environment) -> EnvironmentStore {
+        EnvironmentStore(containerDir: dir, environment: e, indexEnabled: store.indexEnabled)
+    }
 
     /// Runs `body` holding development's lock, then production's (always in that order).
     func withBothEnvironments<T>(developmentExclusive: Bool, productionExclusive: Bool,
@@ -118,6 +120,7 @@ extension CKContainer {
                 try FileIO.removeTree(dev.dir + "/" + sub)
                 try FileIO.makeDirectory(dev.dir + "/" + sub)
             }
+            try dev.index()?.clear()
             return deleted
         }
     }

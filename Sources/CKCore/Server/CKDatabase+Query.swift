@@ -83,7 +83,8 @@ extension CKDatabase {
         guard limit >= 1 else { throw CKError.invalid("the results limit must be at least 1") }
         let pageSize = min(limit, CKDatabase.maxQueryResults)
         return try env.locked(exclusive: false) { () throws(CKError) -> QueryResult in
-            let (plan, searchable) = try makePlan(request, schema: try env.readSchema())
+            let schema = try env.readSchema()
+            let (plan, searchable) = try makePlan(request, schema: schema)
             let catalog = try env.readCatalog()
             let zones: [Zone]
             if request.zoneWide {
@@ -100,6 +101,24 @@ extension CKDatabase {
             if plan.matchesNothing { return QueryResult(records: [], cursor: nil) }
             let ascending = plan.sort.map { s -> Bool in if case .field(_, let asc) = s.kind { return asc }; return true }
             var matched: [(SortKey, Record)] = []
+            if zones.count == 1, let z = zones.first, let index = try env.index() {
+                // Through the index: rows come in the final order, so reading stops after one page.
+                let path = env.logPath(database: scope, zone: z.zoneID)
+                try index.sync(path, warnings: &env.warnings)
+                try index.ensureValues(path, warnings: &env.warnings)
+                if let q = index.sqlQuery(log: try index.key(path), recordType: plan.recordType, filters: plan.filters, sort: plan.sort,
+                                          sortColumn: sortColumn(plan, schema: schema), after: after) {
+                    try index.rows(q) { (offset, length) throws(CKError) -> Bool in
+                        guard let r = try RecordIndex.read(path, at: (offset, length)), r.recordType == plan.recordType,
+                              plan.filters.allSatisfy({ $0.matches(r, searchableFields: searchable) }) else { return true }
+                        let key = SortKey(values: plan.sort.map { sortValue(r, $0) }, zone: z.zoneID.zoneName, name: r.recordName)
+                        if let after, SortKey.compare(key, after, ascending: ascending) != .orderedDescending { return true }
+                        matched.append((key, r))
+                        return matched.count <= pageSize
+                    }
+                    return page(matched, pageSize: pageSize, fingerprint: fingerprint, keys: request.desiredKeys)
+                }
+            }
             for z in zones {
                 let live = CKDatabase.fold(try env.readLog(env.logPath(database: scope, zone: z.zoneID)).entries)
                 for r in live.values where r.recordType == plan.recordType {
@@ -110,14 +129,25 @@ extension CKDatabase {
                 }
             }
             matched.sort { SortKey.compare($0.0, $1.0, ascending: ascending) == .orderedAscending }
-            let page = matched.prefix(pageSize)
-            var records = page.map(\.1)
-            if let keys = request.desiredKeys {
-                records = records.map { r in var c = r; c.fields = r.fields.filter { keys.contains($0.key) }; return c }
-            }
-            let cursor = matched.count > pageSize ? page.last.map { QueryCursor(fingerprint: fingerprint, key: $0.0).encoded } : nil
-            return QueryResult(records: records, cursor: cursor)
+            return page(matched, pageSize: pageSize, fingerprint: fingerprint, keys: request.desiredKeys)
         }
+    }
+
+    /// One page of sorted matches, with a cursor when more follow.
+    func page(_ matched: [(SortKey, Record)], pageSize: Int, fingerprint: String, keys: [String]?) -> QueryResult {
+        let page = matched.prefix(pageSize)
+        var records = page.map(\.1)
+        if let keys {
+            records = records.map { r in var c = r; c.fields = r.fields.filter { keys.contains($0.key) }; return c }
+        }
+        let cursor = matched.count > pageSize ? page.last.map { QueryCursor(fingerprint: fingerprint, key: $0.0).encoded } : nil
+        return QueryResult(records: records, cursor: cursor)
+    }
+
+    /// How the index stores the first sort field's values: strings and references as text, others as numbers.
+    func sortColumn(_ plan: QueryPlan, schema: Schema) -> String {
+        guard case .field(let f, _)? = plan.sort.first?.kind, let t = schema.recordTypes[plan.recordType]?.fields[f]?.type else { return "num" }
+        return t.base == .string || t.base == .reference ? "txt" : "num"
     }
 
     func sortValue(_ r: Record, _ s: QuerySort) -> QueryValue? {

@@ -17,68 +17,114 @@ extension CKDatabase {
     /// With `atomic` in a zone with the atomic capability, one failure fails them all and nothing is written.
     public func modify(_ operations: [RecordOperation], zone zoneName: String = Names.defaultZoneName,
                        atomic: Bool = false, stagedAssets: [String: [UInt8]] = [:]) throws(CKError) -> ModifyResult {
-        guard operations.count <= CKDatabase.maxOperationsPerRequest else {
-            throw CKError(.limitExceeded, "\(operations.count) operations in one request; CloudKit allows \(CKDatabase.maxOperationsPerRequest)",
-                          hint: "split the request in smaller batches")
-        }
-        let result = try env.locked(exclusive: true) { () throws(CKError) -> ModifyResult in
+        var out: ModifyResult? = nil
+        try modify(requests: [operations], zone: zoneName, atomic: atomic, stagedAssets: stagedAssets) { out = $0 }
+        return out ?? ModifyResult(results: [], atomic: false)
+    }
+
+    /// Applies several requests (each at most 200 operations, each atomic on its own as CloudKit applies
+    /// them) under one lock. The log is synced every `syncEvery` requests and at the end; `durable` is called
+    /// after each sync. `each` sees every request's result in order; what it was told is durable once
+    /// `durable` has been called after it (or this returns).
+    public func modify<S: Sequence>(requests: S, zone zoneName: String = Names.defaultZoneName, atomic: Bool = false,
+                                    stagedAssets: [String: [UInt8]] = [:], syncEvery: Int = 25,
+                                    durable: () -> Void = {},
+                                    each: (ModifyResult) throws(CKError) -> Void) throws(CKError) where S.Element == [RecordOperation] {
+        var wrote = false
+        try env.locked(exclusive: true) { () throws(CKError) in
             let catalog = try env.readCatalog()
             let zone = try resolveZone(zoneName, catalog: catalog)
             let path = env.logPath(database: scope, zone: zone.zoneID)
-            let log = try env.readLog(path)
-            var session = ModifySession(db: self, zone: zone, history: log.entries,
-                                        live: CKDatabase.fold(log.entries), schema: try env.readSchema(),
-                                        seq: try env.highestSeq(catalog: catalog), stagedAssets: stagedAssets)
-            let useAtomic = atomic && zone.capabilities.contains(.atomic)
-            var results: [RecordResult] = []
-            var cascaded: [RecordResult] = []
-            var seen = Set<String>()
-            for op in operations {
-                let snapshot = session
-                do throws(CKError) {
-                    let (result, extra) = try session.apply(op, seen: &seen)
-                    results.append(result)
-                    cascaded += extra
-                } catch {
-                    session = snapshot
-                    results.append(.failed(recordName: op.recordName ?? "", error))
+            var seq = try env.highestSeq(catalog: catalog)
+            var (reader, tail) = try env.openZone(path)
+            var schema = try env.readSchema()
+            var appended = false
+            var sinceSync = 0
+            for operations in requests {
+                guard operations.count <= CKDatabase.maxOperationsPerRequest else {
+                    throw CKError(.limitExceeded, "\(operations.count) operations in one request; CloudKit allows \(CKDatabase.maxOperationsPerRequest)",
+                                  hint: "split the request in smaller batches")
+                }
+                var session = ModifySession(db: self, zone: zone, logPath: path, reader: reader, schema: schema,
+                                            seq: seq, stagedAssets: stagedAssets)
+                let result = applyRequest(operations, session: &session, atomic: atomic && zone.capabilities.contains(.atomic))
+                if !result.atomic || !result.results.contains(where: { $0.error != nil }), !session.entries.isEmpty {
+                    for hash in session.usedAssets.sorted() {
+                        if let bytes = session.stagedAssets[hash] { try env.storeAsset(sha256: hash, bytes: bytes) }
+                    }
+                    // Schema first: a crash after it leaves a field with no records, never a record the schema lacks.
+                    if session.schemaChanged { try env.writeSchema(session.schema) }
+                    let spans = try ZoneLog.append(path, session.entries, after: tail, sync: false)
+                    appended = true
+                    if let index = try env.index() {
+                        try index.appended(path, session.entries, spans: spans, after: tail)
+                    } else if let folded = reader as? FoldedZone {
+                        reader = folded.applying(session.entries)
+                    }
+                    tail = ZoneLogContents.after(tail, spans: spans, count: session.entries.count)
+                    seq = session.seq
+                    schema = session.schema
+                    wrote = true
+                }
+                try each(result)
+                sinceSync += 1
+                if sinceSync >= syncEvery {
+                    if appended { try FileIO.sync(path) }
+                    appended = false
+                    sinceSync = 0
+                    durable()
                 }
             }
-            if useAtomic && results.contains(where: { $0.error != nil }) {
-                let failed = results.map { r -> RecordResult in
-                    if r.error != nil { return r }
-                    return .failed(recordName: r.recordName, CKError(.batchRequestFailed,
-                        "Batch Request Failed: another operation in this atomic request failed, so none was applied"))
-                }
-                return ModifyResult(results: failed, atomic: true)
-            }
-            if !session.entries.isEmpty {
-                for hash in session.usedAssets.sorted() {
-                    if let bytes = session.stagedAssets[hash] { try env.storeAsset(sha256: hash, bytes: bytes) }
-                }
-                // Schema first: a crash after it leaves a field with no records, never a record the schema lacks.
-                if session.schemaChanged { try env.writeSchema(session.schema) }
-                try ZoneLog.append(path, session.entries, after: log)
-            }
-            return ModifyResult(results: results + cascaded, atomic: useAtomic)
+            // Synced before anything is reported as done: a few fsyncs per call, not one per request.
+            if appended { try FileIO.sync(path) }
+            durable()
         }
         // The user is listed in container.json once something was written (root lock, after the env lock).
-        if result.results.contains(where: { $0.error == nil }) { registerAfterWrite() }
-        return result
+        if wrote { registerAfterWrite() }
+    }
+
+    /// Applies one request's operations to a session; failed operations leave no trace in it.
+    func applyRequest(_ operations: [RecordOperation], session: inout ModifySession, atomic: Bool) -> ModifyResult {
+        var results: [RecordResult] = []
+        var cascaded: [RecordResult] = []
+        var seen = Set<String>()
+        for op in operations {
+            let mark = session.mark()
+            do throws(CKError) {
+                let (result, extra) = try session.apply(op, seen: &seen)
+                results.append(result)
+                cascaded += extra
+            } catch {
+                session.rollback(to: mark)
+                results.append(.failed(recordName: op.recordName ?? "", error))
+            }
+        }
+        if atomic && results.contains(where: { $0.error != nil }) {
+            let failed = results.map { r -> RecordResult in
+                if r.error != nil { return r }
+                return .failed(recordName: r.recordName, CKError(.batchRequestFailed,
+                    "Batch Request Failed: another operation in this atomic request failed, so none was applied"))
+            }
+            return ModifyResult(results: failed, atomic: true)
+        }
+        return ModifyResult(results: results + cascaded, atomic: atomic)
     }
 
     /// Fetches records by name; a missing name gives unknownItem for that name.
     public func fetch(_ names: [String], zone zoneName: String = Names.defaultZoneName) throws(CKError) -> [RecordResult] {
         try env.locked(exclusive: false) { () throws(CKError) -> [RecordResult] in
             let zone = try resolveZone(zoneName, catalog: try env.readCatalog())
-            let live = CKDatabase.fold(try env.readLog(env.logPath(database: scope, zone: zone.zoneID)).entries)
-            return names.map { name in
-                do throws(CKError) { try Names.validateRecordName(name) } catch { return .failed(recordName: name, error) }
-                guard let r = live[name] else {
-                    return .failed(recordName: name, CKError(.unknownItem, "Record not found: '\(name)' in zone \(zoneName)"))
+            let reader = try env.openZone(env.logPath(database: scope, zone: zone.zoneID)).reader
+            var results: [RecordResult] = []
+            for name in names {
+                do throws(CKError) { try Names.validateRecordName(name) } catch { results.append(.failed(recordName: name, error)); continue }
+                guard let r = try reader.record(name) else {
+                    results.append(.failed(recordName: name, CKError(.unknownItem, "Record not found: '\(name)' in zone \(zoneName)")))
+                    continue
                 }
-                return .saved(r)
+                results.append(.saved(r))
             }
+            return results
         }
     }
 
@@ -96,8 +142,12 @@ extension CKDatabase {
 struct ModifySession {
     let db: CKDatabase
     let zone: Zone
-    let history: [LogEntry]
-    var live: [String: Record]
+    let logPath: String
+    let reader: ZoneReader
+    /// Records this request saved (or deleted: nil) so far, over what the reader sees.
+    var overlay: [String: Record?] = [:]
+    /// What `overlay` held before each change, so a failed operation can be undone without copying the session.
+    var undo: [(name: String, previous: Record??)] = []
     var schema: Schema
     var schemaChanged = false
     var seq: Int64
@@ -105,12 +155,12 @@ struct ModifySession {
     var usedAssets = Set<String>()
     var entries: [LogEntry] = []
 
-    init(db: CKDatabase, zone: Zone, history: [LogEntry], live: [String: Record], schema: Schema, seq: Int64,
+    init(db: CKDatabase, zone: Zone, logPath: String, reader: ZoneReader, schema: Schema, seq: Int64,
          stagedAssets: [String: [UInt8]]) {
         self.db = db
         self.zone = zone
-        self.history = history
-        self.live = live
+        self.logPath = logPath
+        self.reader = reader
         self.schema = schema
         self.seq = seq
         self.stagedAssets = stagedAssets
@@ -118,7 +168,48 @@ struct ModifySession {
 
     var stamp: RecordStamp { RecordStamp(timestamp: db.store.now(), userRecordName: db.userRecordName) }
 
+    /// The state to return to when an operation fails.
+    struct Mark {
+        var entries: Int, undo: Int, seq: Int64, schema: Schema, schemaChanged: Bool, usedAssets: Set<String>
+    }
+
+    func mark() -> Mark {
+        Mark(entries: entries.count, undo: undo.count, seq: seq, schema: schema, schemaChanged: schemaChanged, usedAssets: usedAssets)
+    }
+
+    mutating func rollback(to m: Mark) {
+        entries.removeLast(entries.count - m.entries)
+        while undo.count > m.undo, let u = undo.popLast() { overlay[u.name] = u.previous }
+        seq = m.seq
+        schema = m.schema
+        schemaChanged = m.schemaChanged
+        usedAssets = m.usedAssets
+    }
+
+    mutating func setOverlay(_ name: String, _ record: Record?) {
+        undo.append((name, overlay[name]))
+        overlay[name] = .some(record)
+    }
+
+    /// The record as this request sees it: its own changes first, then the zone.
+    func current(_ name: String) throws(CKError) -> Record? {
+        if let o = overlay[name] { return o }
+        return try reader.record(name)
+    }
+
+    /// Live records (as this request sees them) whose references with `action` point at `target`.
+    func referrers(to target: String, action: Reference.Action) throws(CKError) -> [Record] {
+        var names = Set(try reader.referrers(to: target, action: action))
+        for (n, r) in overlay where r?.refers(to: target, action: action) == true { names.insert(n) }
+        var out: [Record] = []
+        for n in names.sorted() {
+            if let r = try current(n), r.refers(to: target, action: action) { out.append(r) }
+        }
+        return out
+    }
+
     mutating func apply(_ op: RecordOperation, seen: inout Set<String>) throws(CKError) -> (RecordResult, [RecordResult]) {
+        if let e = op.inputError { throw e }
         let name = op.recordName ?? UUID().uuidString
         try Names.validateRecordName(name)
         guard seen.insert(name).inserted else {
@@ -128,7 +219,7 @@ struct ModifySession {
             throw CKError.invalid("\(op.type.rawValue) of '\(name)' needs the record's change tag (recordChangeTag)",
                                   hint: "fetch the record for its tag, or use a force operation / --policy changed-keys")
         }
-        let existing = live[name]
+        let existing = try current(name)
         if op.type.isDelete { return try delete(name, existing: existing, op: op) }
         return (.saved(try save(name, existing: existing, op: op)), [])
     }
@@ -176,13 +267,13 @@ struct ModifySession {
         let record = Record(recordName: name, recordType: recordType, zoneID: zone.zoneID,
                             changeTag: CKDatabase.changeTag(seq: seq), fields: fields,
                             created: existing?.created ?? now, modified: now)
-        let size = record.size
+        let size = record.sizeBound > CKDatabase.maxRecordSize ? record.size : 0
         if size > CKDatabase.maxRecordSize {
             throw CKError(.limitExceeded, "record '\(name)' is \(size) bytes; CloudKit's limit is \(CKDatabase.maxRecordSize) bytes (assets excluded)",
                           hint: "store large data in an asset field (field:asset=@file)")
         }
         for v in fields.values { collectAssets(v) }
-        live[name] = record
+        setOverlay(name, record)
         entries.append(.save(seq: seq, record: record))
         return record
     }
@@ -226,7 +317,7 @@ struct ModifySession {
             if let z = r.zoneName, z != zone.zoneID.zoneName {
                 throw CKError.invalid("field '\(key)': a reference must point into the record's own zone (\(zone.zoneID.zoneName)), not '\(z)'")
             }
-            if r.action == .validate && live[r.recordName] == nil {
+            if r.action == .validate, try current(r.recordName) == nil {
                 throw CKError(.referenceViolation, "field '\(key)': the VALIDATE reference's target '\(r.recordName)' does not exist")
             }
         case .asset(let a):
@@ -257,7 +348,8 @@ struct ModifySession {
         client["fields"] = .object(fields)
         client["recordType"] = .string(op.recordType ?? server.recordType)
         var details: [String: JSON] = ["serverRecord": server.json(), "clientRecord": .object(client)]
-        for e in history {
+        // The version the client started from, if the log still has it (read only on a conflict).
+        for e in (try? ZoneLog.read(logPath))?.entries ?? [] {
             if case .save(_, let r) = e, r.recordName == server.recordName, r.changeTag == op.changeTag {
                 details["ancestorRecord"] = r.json()
             }
@@ -277,7 +369,7 @@ struct ModifySession {
         var cascaded: [RecordResult] = []
         var queue = [name]
         while let target = queue.popLast() {
-            for r in live.values.sorted(by: { $0.recordName < $1.recordName }) where r.ownsDeletion(of: target) {
+            for r in try referrers(to: target, action: .deleteSelf) {
                 try checkNotValidated(r.recordName)
                 removeRecord(r)
                 cascaded.append(.deleted(recordName: r.recordName, recordType: r.recordType, cascade: true))
@@ -289,7 +381,7 @@ struct ModifySession {
 
     /// VALIDATE: a target is deleted only after every record pointing at it is gone.
     func checkNotValidated(_ name: String) throws(CKError) {
-        if let source = live.values.sorted(by: { $0.recordName < $1.recordName }).first(where: { $0.validates(name) && $0.recordName != name }) {
+        if let source = try referrers(to: name, action: .validate).first(where: { $0.recordName != name }) {
             throw CKError(.referenceViolation, "record '\(name)' is the target of a VALIDATE reference from '\(source.recordName)'",
                           hint: "delete '\(source.recordName)' first, or change its reference action")
         }
@@ -297,7 +389,7 @@ struct ModifySession {
 
     mutating func removeRecord(_ r: Record) {
         seq += 1
-        live[r.recordName] = nil
+        setOverlay(r.recordName, nil)
         entries.append(.delete(seq: seq, recordName: r.recordName, recordType: r.recordType, at: db.store.now(),
                                userRecordName: db.userRecordName))
     }

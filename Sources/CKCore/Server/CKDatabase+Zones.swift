@@ -2,8 +2,6 @@
 public struct ZoneSummary: Sendable {
     public var zone: Zone
     public var recordCount: Int
-    /// The zone's latest sequence number (its position in the change history).
-    public var lastSeq: Int64
 }
 
 extension CKDatabase {
@@ -22,9 +20,8 @@ extension CKDatabase {
     public func zoneSummary(_ name: String) throws(CKError) -> ZoneSummary {
         try env.locked(exclusive: false) { () throws(CKError) -> ZoneSummary in
             let zone = try resolveZone(name, catalog: try env.readCatalog())
-            let log = try env.readLog(env.logPath(database: scope, zone: zone.zoneID))
-            return ZoneSummary(zone: zone, recordCount: CKDatabase.fold(log.entries).count,
-                               lastSeq: max(zone.seq, log.entries.last?.seq ?? 0))
+            let reader = try env.openZone(env.logPath(database: scope, zone: zone.zoneID)).reader
+            return ZoneSummary(zone: zone, recordCount: try reader.count())
         }
     }
 
@@ -77,14 +74,14 @@ extension CKDatabase {
             let zone = try resolveZone(name, catalog: catalog)
             let path = env.logPath(database: .private, zone: zone.zoneID)
             // A zone whose log is broken is not deleted: the user must see and repair it first.
-            let log = try env.readLog(path)
-            let count = CKDatabase.fold(log.entries).count
+            let count = try env.openZone(path).reader.count()
             let seq = try env.highestSeq(catalog: catalog) + 1
             catalog.zones.removeAll { $0.zoneID == zone.zoneID && $0.database == .private }
             catalog.deleted.append((zone, store.now(), seq))
             catalog.lastSeq = seq
             try env.writeCatalog(catalog)
             if FileIO.exists(path) { try FileIO.removeTree(path) }
+            try env.index()?.sync(path, warnings: &env.warnings)
             return count
         }
     }

@@ -22,7 +22,7 @@ public final class CKDatabase: @unchecked Sendable {
         self.environment = environment
         self.user = user
         self.userRecordName = CKContainer.userRecordName(for: user)
-        self.env = EnvironmentStore(containerDir: container.dir, environment: environment)
+        self.env = EnvironmentStore(containerDir: container.dir, environment: environment, indexEnabled: container.store.indexEnabled)
     }
 
     var store: CKStore { container.store }

@@ -10,6 +10,8 @@ public final class CKStore: @unchecked Sendable {
     public var root: String { location.path }
     /// Warnings met while reading (torn lines dropped, …); the command line prints them.
     public private(set) var warnings: [String] = []
+    /// Whether environments keep `.index.sqlite` (off: every read folds whole logs; the answers are the same).
+    public var indexEnabled = true
     /// A clock that tests may pin; ms since 1970.
     public var now: () -> Int64 = { Int64((Date().timeIntervalSince1970 * 1000).rounded(.down)) }
 

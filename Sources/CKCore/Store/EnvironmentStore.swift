@@ -4,11 +4,24 @@ import Foundation
 final class EnvironmentStore {
     let dir: String
     let environment: Environment
-    private(set) var warnings: [String] = []
+    var warnings: [String] = []
+    /// Whether to keep and use `.index.sqlite` (off: every read folds whole logs).
+    let indexEnabled: Bool
+    private var openedIndex: RecordIndex?
 
-    init(containerDir: String, environment: Environment) {
+    init(containerDir: String, environment: Environment, indexEnabled: Bool = true) {
         self.dir = containerDir + "/" + environment.rawValue
         self.environment = environment
+        self.indexEnabled = indexEnabled
+    }
+
+    /// The environment's index, opened on first use; nil when indexing is off.
+    func index() throws(CKError) -> RecordIndex? {
+        guard indexEnabled else { return nil }
+        if let i = openedIndex { return i }
+        let i = try RecordIndex.open(envDir: dir)
+        openedIndex = i
+        return i
     }
 
     var schemaPath: String { dir + "/schema.json" }
@@ -66,6 +79,14 @@ final class EnvironmentStore {
     /// The highest sequence number used in this environment (call with the exclusive lock held).
     func highestSeq(catalog: ZoneCatalog) throws(CKError) -> Int64 {
         var m = catalog.lastSeq
+        if let index = try index() {
+            // Every log is brought up to date (a crashed writer may have appended without indexing).
+            for p in allLogPaths() {
+                // A broken log of another zone must not stop this write: its last line still counts.
+                do throws(CKError) { try index.sync(p, warnings: &warnings) } catch { m = max(m, (try? ZoneLog.lastSeq(p)) ?? 0) }
+            }
+            return max(m, try index.lastSeq())
+        }
         for p in allLogPaths() { m = max(m, try ZoneLog.lastSeq(p)) }
         return m
     }

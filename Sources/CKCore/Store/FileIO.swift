@@ -12,19 +12,29 @@ enum FileIO {
         try readTail(path, count: Int.max)
     }
 
+    /// Reads a file from byte `offset` to its end, or nil when it does not exist.
+    static func read(_ path: String, from offset: Int) throws(CKError) -> [UInt8]? {
+        try readRange(path, from: offset, count: Int.max)
+    }
+
     /// The last `count` bytes of a file (all of it when shorter), or nil when it does not exist.
     static func readTail(_ path: String, count: Int) throws(CKError) -> [UInt8]? {
+        try readRange(path, from: nil, count: count)
+    }
+
+    /// `count` bytes from `offset` (nil: the last `count` bytes), fewer at the end of the file.
+    static func readRange(_ path: String, from offset: Int?, count: Int) throws(CKError) -> [UInt8]? {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         if fd < 0 {
             if errno == ENOENT { return nil }
             throw CKError.internalError("cannot read \(path): \(errnoText())")
         }
         defer { close(fd) }
-        var st = stat()
+        var st = Glibc.stat()
         guard fstat(fd, &st) == 0 else { throw CKError.internalError("cannot stat \(path): \(errnoText())") }
         let size = Int(st.st_size)
-        let start = size - min(size, count)
-        var out = [UInt8](repeating: 0, count: size - start)
+        let start = offset.map { min(max(0, $0), size) } ?? size - min(size, count)
+        var out = [UInt8](repeating: 0, count: min(size - start, count))
         var done = 0
         while done < out.count {
             let n = out.withUnsafeMutableBytes { buf -> Int in
@@ -74,15 +84,30 @@ enum FileIO {
         syncDirectory(dir)
     }
 
-    /// Appends bytes and fsyncs before returning.
-    static func append(_ path: String, _ bytes: [UInt8]) throws(CKError) {
+    /// Appends bytes and (unless told not to) fsyncs before returning.
+    static func append(_ path: String, _ bytes: [UInt8], sync: Bool = true) throws(CKError) {
         let existed = access(path, F_OK) == 0
         let fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw CKError.internalError("cannot open \(path): \(errnoText())") }
         defer { close(fd) }
         try writeAll(fd, bytes, path: path)
-        guard fsync(fd) == 0 else { throw CKError.internalError("cannot sync \(path): \(errnoText())") }
+        if sync { guard fsync(fd) == 0 else { throw CKError.internalError("cannot sync \(path): \(errnoText())") } }
         if !existed { syncDirectory((path as NSString).deletingLastPathComponent) }
+    }
+
+    /// fsyncs a file that was appended to without syncing.
+    static func sync(_ path: String) throws(CKError) {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return }
+        defer { close(fd) }
+        guard fsync(fd) == 0 else { throw CKError.internalError("cannot sync \(path): \(errnoText())") }
+    }
+
+    /// Size, inode and modification time (ns) of a file, or nil when it does not exist.
+    static func fileInfo(_ path: String) -> (size: Int, inode: Int64, mtime: Int64)? {
+        var st = Glibc.stat()
+        guard lstat(path, &st) == 0 else { return nil }
+        return (Int(st.st_size), Int64(st.st_ino), Int64(st.st_mtim.tv_sec) * 1_000_000_000 + Int64(st.st_mtim.tv_nsec))
     }
 
     /// Cuts a file to `length` bytes (used to drop a torn last line) and syncs it.

@@ -52,8 +52,12 @@ public enum LogEntry: Sendable {
 /// A zone log read from disk.
 struct ZoneLogContents {
     var entries: [LogEntry] = []
+    /// Where each entry's line starts in the file, and its length without the newline.
+    var spans: [(offset: Int, length: Int)] = []
     /// Bytes of whole lines; a torn tail starts here.
     var validLength = 0
+    /// Number of the last line read (whole or not).
+    var lines = 0
     /// Size of a torn last line that was ignored (an interrupted write).
     var tornBytes = 0
     /// The last line is whole but lacks its newline (a hand edit); the next append adds one first.
@@ -61,13 +65,35 @@ struct ZoneLogContents {
     var warnings: [String] = []
 }
 
+extension ZoneLogContents {
+    /// The state of a log's end after `count` lines were appended at `spans`.
+    static func after(_ c: ZoneLogContents, spans: [(offset: Int, length: Int)], count: Int) -> ZoneLogContents {
+        var n = ZoneLogContents()
+        n.validLength = spans.last.map { $0.offset + $0.length + 1 } ?? c.validLength
+        n.lines = c.lines + count
+        return n
+    }
+}
+
 /// Append-only JSON Lines zone logs. The latest line for a record name wins.
 enum ZoneLog {
     /// Reads and checks a log. A bad line in the middle is an error naming path:line; a torn last line is a warning.
     static func read(_ path: String) throws(CKError) -> ZoneLogContents {
+        try read(path, from: 0, firstLine: 1)
+    }
+
+    /// Reads a log from byte `offset` (the start of line `firstLine`) to its end.
+    static func read(_ path: String, from offset: Int, firstLine: Int) throws(CKError) -> ZoneLogContents {
         var c = ZoneLogContents()
-        guard let bytes = try FileIO.read(path) else { return c }
-        var lineNo = 0
+        c.validLength = offset
+        c.lines = firstLine - 1
+        guard let bytes = try FileIO.read(path, from: offset) else { return c }
+        return try parse(bytes, base: offset, firstLine: firstLine, path: path, into: c)
+    }
+
+    static func parse(_ bytes: [UInt8], base: Int, firstLine: Int, path: String, into contents: ZoneLogContents) throws(CKError) -> ZoneLogContents {
+        var c = contents
+        var lineNo = firstLine - 1
         var start = 0
         let n = bytes.count
         // A request of several lines starts with {"batch": count}; a crash inside it drops it whole.
@@ -78,8 +104,9 @@ enum ZoneLog {
             while end < n, bytes[end] != 0x0A { end += 1 }
             let terminated = end < n
             let line = bytes[start..<end]
+            c.lines = lineNo
             if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) {
-                if terminated { c.validLength = end + 1 } else { c.validLength = n }
+                c.validLength = base + (terminated ? end + 1 : n)
                 start = end + 1
                 continue
             }
@@ -90,15 +117,16 @@ enum ZoneLog {
                 }
                 do {
                     c.entries.append(try LogEntry(json: json, path: "line \(lineNo)"))
+                    c.spans.append((base + start, end - start))
                 } catch {
                     throw CKError.corrupt(path: path, line: lineNo, error.reason)
                 }
                 if let count = json["batch"]?.int64Value, count > 1 {
-                    group = (start, lineNo, c.entries.count - 1, Int(count) - 1)
+                    group = (base + start, lineNo, c.entries.count - 1, Int(count) - 1)
                 } else if let g = group {
                     group = g.remaining > 1 ? (g.offset, g.line, g.firstEntry, g.remaining - 1) : nil
                 }
-                c.validLength = terminated ? end + 1 : n
+                c.validLength = base + (terminated ? end + 1 : n)
                 if !terminated { c.missingNewline = true }
             } catch {
                 guard !terminated else { throw error }
@@ -111,7 +139,8 @@ enum ZoneLog {
         if let g = group {
             // The request's last lines never reached the disk: none of it was acknowledged.
             c.entries.removeSubrange(g.firstEntry...)
-            c.tornBytes = n - g.offset
+            c.spans.removeSubrange(g.firstEntry...)
+            c.tornBytes = base + n - g.offset
             c.validLength = g.offset
             c.missingNewline = false
             c.warnings.append("\(path):\(g.line): ignoring an incomplete request of several lines (an interrupted write); it was never acknowledged")
@@ -119,21 +148,24 @@ enum ZoneLog {
         return c
     }
 
-    /// Appends entries as whole lines and fsyncs. Drops a torn tail first; adds a missing newline first.
-    static func append(_ path: String, _ entries: [LogEntry], after contents: ZoneLogContents) throws(CKError) {
+    /// Appends entries as whole lines and fsyncs (unless `sync` is false: the caller syncs before reporting).
+    /// Drops a torn tail first; adds a missing newline first. Returns where each line went.
+    @discardableResult
+    static func append(_ path: String, _ entries: [LogEntry], after contents: ZoneLogContents,
+                       sync: Bool = true) throws(CKError) -> [(offset: Int, length: Int)] {
         if contents.tornBytes > 0 { try FileIO.truncate(path, to: contents.validLength) }
         try FileIO.makeDirectory((path as NSString).deletingLastPathComponent)
         var out: [UInt8] = contents.missingNewline ? [0x0A] : []
+        var spans: [(offset: Int, length: Int)] = []
+        out.reserveCapacity(entries.count * 512)
         for (i, e) in entries.enumerated() {
-            var json = e.json
-            if i == 0 && entries.count > 1, case .object(var o) = json {
-                o["batch"] = .int(Int64(entries.count))
-                json = .object(o)
-            }
-            out.append(contentsOf: json.serialized().utf8)
+            let start = out.count
+            e.write(into: &out, batch: i == 0 && entries.count > 1 ? entries.count : nil)
+            spans.append((contents.validLength + start, out.count - start))
             out.append(0x0A)
         }
-        try FileIO.append(path, out)
+        try FileIO.append(path, out, sync: sync)
+        return spans
     }
 
     /// The highest sequence number in a log (0 when empty or missing), reading only its tail.

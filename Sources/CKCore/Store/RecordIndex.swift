@@ -1,0 +1,299 @@
+import Foundation
+
+/// `.index.sqlite`: a cache derived from an environment's zone logs — where each live record's line is,
+/// its change tag and sequence number, and the values of its fields — so fetch, save and query cost
+/// stays flat as logs grow. The logs stay the truth: a missing, stale or damaged index is rebuilt.
+final class RecordIndex {
+    static let formatVersion = "4"
+    let path: String
+    let envDir: String
+    let db: SQLiteConnection
+    private var ids: [String: Int64] = [:]
+
+    /// Opens (creating or rebuilding when damaged or of another format) the index of an environment.
+    static func open(envDir: String) throws(CKError) -> RecordIndex {
+        let path = envDir + "/.index.sqlite"
+        do {
+            return try RecordIndex(path: path, envDir: envDir)
+        } catch {
+            // A cache can always be thrown away.
+            for suffix in ["", "-wal", "-shm", "-journal"] { unlink(path + suffix) }
+            do { return try RecordIndex(path: path, envDir: envDir) } catch {
+                throw CKError.internalError("cannot open the index \(path): \(error.message)")
+            }
+        }
+    }
+
+    private init(path: String, envDir: String) throws(SQLiteConnection.Failure) {
+        self.path = path
+        self.envDir = envDir
+        db = try SQLiteConnection(path: path)
+        // A cache: no fsync (the logs are durable), WAL so readers and a writer don't block each other.
+        try db.exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=OFF;")
+        let version = try? db.prepare("SELECT value FROM meta WHERE key = 'format'")
+        if let v = version, try v.step(), v.text(0) == RecordIndex.formatVersion { return }
+        try db.exec("""
+            DROP TABLE IF EXISTS meta; DROP TABLE IF EXISTS logs; DROP TABLE IF EXISTS records;
+            DROP TABLE IF EXISTS vals; DROP TABLE IF EXISTS refs; DROP TABLE IF EXISTS log_ids;
+            CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT);
+            CREATE TABLE log_ids(path TEXT PRIMARY KEY, id INTEGER NOT NULL UNIQUE);
+            CREATE TABLE logs(log INTEGER PRIMARY KEY, size INTEGER, inode INTEGER, mtime INTEGER, valid INTEGER,
+                              lines INTEGER, last_seq INTEGER, tail TEXT, vals_ready INTEGER DEFAULT 0);
+            CREATE TABLE records(log INTEGER, name TEXT, type TEXT, off INTEGER, len INTEGER, seq INTEGER,
+                                 created INTEGER, modified INTEGER, PRIMARY KEY(log, name)) WITHOUT ROWID;
+            CREATE INDEX records_type ON records(log, type, name);
+            CREATE INDEX records_created ON records(log, type, created, name);
+            CREATE INDEX records_modified ON records(log, type, modified, name);
+            CREATE TABLE vals(log INTEGER, name TEXT, field TEXT, num REAL, txt TEXT, fold TEXT);
+            CREATE INDEX vals_num ON vals(log, field, num, name);
+            CREATE INDEX vals_txt ON vals(log, field, txt, name);
+            CREATE INDEX vals_rec ON vals(log, name, field);
+            CREATE INDEX vals_fold ON vals(log, field, fold, name);
+            CREATE TABLE refs(log INTEGER, name TEXT, target TEXT, action TEXT);
+            CREATE INDEX refs_target ON refs(log, target, action);
+            CREATE INDEX refs_rec ON refs(log, name);
+            INSERT INTO meta VALUES('format', '\(RecordIndex.formatVersion)');
+            """)
+    }
+
+    func wrap<T>(_ body: () throws(SQLiteConnection.Failure) -> T) throws(CKError) -> T {
+        do { return try body() } catch {
+            if error.isCorruption { unlink(path) }
+            throw CKError.internalError("index \(path): \(error.message)", hint: "the index is a cache; delete it and ck rebuilds it")
+        }
+    }
+
+    /// The log's key in the index: a small number for its path below the environment directory (rows
+    /// repeat it, so it is kept short).
+    func key(_ logPath: String) throws(CKError) -> Int64 {
+        let path = logPath.hasPrefix(envDir + "/") ? String(logPath.dropFirst(envDir.count + 1)) : logPath
+        if let id = ids[path] { return id }
+        let id = try wrap { () throws(SQLiteConnection.Failure) -> Int64 in
+            let find = try db.prepare("SELECT id FROM log_ids WHERE path = ?1")
+            try find.bind([path])
+            if try find.step() { return find.int(0) }
+            try db.prepare("INSERT INTO log_ids(path, id) VALUES(?1, (SELECT coalesce(max(id), 0) + 1 FROM log_ids))").run([path])
+            try find.bind([path])
+            return try find.step() ? find.int(0) : 0
+        }
+        ids[path] = id
+        return id
+    }
+
+    // MARK: Keeping up with the logs
+
+    /// Brings the index up to date with a log and returns what was read past the indexed part
+    /// (its torn-tail state is what the next append needs).
+    @discardableResult
+    func sync(_ logPath: String, warnings: inout [String]) throws(CKError) -> ZoneLogContents {
+        let log = try key(logPath)
+        guard let info = FileIO.fileInfo(logPath) else {
+            try wrap { () throws(SQLiteConnection.Failure) in try forget(log) }
+            return ZoneLogContents()
+        }
+        let row = try wrap { () throws(SQLiteConnection.Failure) -> (size: Int, inode: Int64, mtime: Int64, valid: Int, lines: Int, tail: String)? in
+            let s = try db.prepare("SELECT size, inode, mtime, valid, lines, tail FROM logs WHERE log = ?1")
+            try s.bind([log])
+            guard try s.step() else { return nil }
+            return (Int(s.int(0)), s.int(1), s.int(2), Int(s.int(3)), Int(s.int(4)), s.text(5))
+        }
+        var from = 0, firstLine = 1
+        if let r = row, r.inode == info.inode, r.valid <= info.size, r.size <= info.size,
+           r.size < info.size || r.mtime == info.mtime, try tailMatches(logPath, valid: r.valid, hash: r.tail) {
+            if r.size == info.size && r.valid == info.size {
+                var c = ZoneLogContents()
+                c.validLength = info.size
+                c.lines = r.lines
+                // A hand-edited last line may lack its newline; the next append must add one.
+                if info.size > 0, let last = try FileIO.readRange(logPath, from: info.size - 1, count: 1) {
+                    c.missingNewline = last != [0x0A]
+                }
+                return c
+            }
+            from = r.valid
+            firstLine = r.lines + 1
+        }
+        let contents = try ZoneLog.read(logPath, from: from, firstLine: firstLine)
+        warnings += contents.warnings
+        try wrap { () throws(SQLiteConnection.Failure) in
+            try db.transaction { () throws(SQLiteConnection.Failure) in
+                if from == 0 { try forget(log) }
+                try apply(log, contents.entries, spans: contents.spans, valsReady: from == 0 ? false : nil)
+                try record(log, info: FileIO.fileInfo(logPath) ?? info, contents: contents, logPath: logPath)
+            }
+        }
+        return contents
+    }
+
+    /// Records entries this process just appended at `spans`, and the log's new state.
+    func appended(_ logPath: String, _ entries: [LogEntry], spans: [(offset: Int, length: Int)],
+                  after contents: ZoneLogContents) throws(CKError) {
+        let log = try key(logPath)
+        var c = ZoneLogContents.after(contents, spans: spans, count: entries.count)
+        c.entries = entries
+        guard let info = FileIO.fileInfo(logPath) else { return }
+        try wrap { () throws(SQLiteConnection.Failure) in
+            try db.transaction { () throws(SQLiteConnection.Failure) in
+                try apply(log, entries, spans: spans, valsReady: nil)
+                try record(log, info: info, contents: c, logPath: logPath)
+            }
+        }
+    }
+
+    private func tailMatches(_ logPath: String, valid: Int, hash: String) throws(CKError) -> Bool {
+        tailHash(logPath, valid: valid) == hash
+    }
+
+    /// A hash of the 64 bytes before `valid`: a hand edit of the indexed part usually changes them.
+    private func tailHash(_ logPath: String, valid: Int) -> String {
+        let start = max(0, valid - 64)
+        guard valid > 0, let bytes = try? FileIO.readRange(logPath, from: start, count: valid - start) else { return "" }
+        return SHA256.hex(bytes)
+    }
+
+    private func record(_ log: Int64, info: (size: Int, inode: Int64, mtime: Int64), contents: ZoneLogContents,
+                        logPath: String) throws(SQLiteConnection.Failure) {
+        let lastSeq = contents.entries.last?.seq
+        try db.prepare("""
+            INSERT INTO logs(log, size, inode, mtime, valid, lines, last_seq, tail) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
+            ON CONFLICT(log) DO UPDATE SET size = ?2, inode = ?3, mtime = ?4, valid = ?5, lines = ?6,
+                last_seq = max(coalesce(last_seq, 0), coalesce(?7, 0)), tail = ?8
+            """).run([log, info.size, info.inode, info.mtime, contents.validLength, contents.lines, lastSeq,
+                      tailHash(logPath, valid: contents.validLength)])
+    }
+
+    private func forget(_ log: Int64) throws(SQLiteConnection.Failure) {
+        for table in ["records", "vals", "refs", "logs"] {
+            try db.prepare("DELETE FROM \(table) WHERE log = ?1").run([log])
+        }
+    }
+
+    /// Applies log entries in order. `valsReady`: set the log's field-value index as complete (true) or
+    /// not built (false); nil keeps its state (and maintains values only when it is built).
+    private func apply(_ log: Int64, _ entries: [LogEntry], spans: [(offset: Int, length: Int)], valsReady: Bool?) throws(SQLiteConnection.Failure) {
+        if let v = valsReady {
+            try db.prepare("INSERT INTO logs(log, vals_ready) VALUES(?1, ?2) ON CONFLICT(log) DO UPDATE SET vals_ready = ?2").run([log, v ? 1 : 0])
+        }
+        let ready = try valuesReady(log)
+        let upsert = try db.prepare("""
+            INSERT INTO records(log, name, type, off, len, seq, created, modified) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
+            ON CONFLICT(log, name) DO UPDATE SET type = ?3, off = ?4, len = ?5, seq = ?6, created = ?7, modified = ?8
+            """)
+        let remove = try db.prepare("DELETE FROM records WHERE log = ?1 AND name = ?2")
+        let clearVals = try db.prepare("DELETE FROM vals WHERE log = ?1 AND name = ?2")
+        let clearRefs = try db.prepare("DELETE FROM refs WHERE log = ?1 AND name = ?2")
+        let addVal = try db.prepare("INSERT INTO vals(log, name, field, num, txt, fold) VALUES(?1, ?2, ?3, ?4, ?5, ?6)")
+        let addRef = try db.prepare("INSERT INTO refs(log, name, target, action) VALUES(?1, ?2, ?3, ?4)")
+        for (i, e) in entries.enumerated() {
+            switch e {
+            case .save(let seq, let r):
+                try upsert.run([log, r.recordName, r.recordType, spans[i].offset, spans[i].length, seq, r.created.timestamp, r.modified.timestamp])
+                try clearRefs.run([log, r.recordName])
+                if ready { try clearVals.run([log, r.recordName]) }
+                for (field, value) in r.fields {
+                    for (num, txt) in RecordIndex.indexValues(value) where ready {
+                        try addVal.run([log, r.recordName, field, num, txt, txt.map(RecordIndex.fold)])
+                    }
+                    for ref in RecordIndex.references(value) { try addRef.run([log, r.recordName, ref.recordName, ref.action.rawValue]) }
+                }
+            case .delete(_, let name, _, _, _):
+                try remove.run([log, name])
+                try clearRefs.run([log, name])
+                if ready { try clearVals.run([log, name]) }
+            }
+        }
+    }
+
+    static func indexValues(_ v: FieldValue) -> [(Double?, String?)] {
+        switch v {
+        case .string(let s): return [(nil, s)]
+        case .int64(let i): return [(Double(i), nil)]
+        case .double(let d): return [(d, nil)]
+        case .timestamp(let t): return [(Double(t), nil)]
+        case .reference(let r): return [(nil, r.recordName)]
+        case .list(_, let items): return items.flatMap(indexValues)
+        case .bytes, .asset, .location: return []
+        }
+    }
+
+    /// The case-folded form equality on strings compares (SQLite's NOCASE can't be trusted with indexes here).
+    static func fold(_ s: String) -> String { s.lowercased() }
+
+    static func references(_ v: FieldValue) -> [Reference] {
+        switch v {
+        case .reference(let r): return [r]
+        case .list(_, let items): return items.flatMap(references)
+        default: return []
+        }
+    }
+
+    // MARK: Reading
+
+    func valuesReady(_ log: Int64) throws(SQLiteConnection.Failure) -> Bool {
+        let s = try db.prepare("SELECT vals_ready FROM logs WHERE log = ?1")
+        try s.bind([log])
+        return try s.step() && s.int(0) == 1
+    }
+
+    /// Where a live record's line is, or nil.
+    func location(_ logPath: String, name: String) throws(CKError) -> (offset: Int, length: Int)? {
+        let log = try key(logPath)
+        return try wrap { () throws(SQLiteConnection.Failure) -> (offset: Int, length: Int)? in
+            let s = try db.prepare("SELECT off, len FROM records WHERE log = ?1 AND name = ?2")
+            try s.bind([log, name])
+            return try s.step() ? (Int(s.int(0)), Int(s.int(1))) : nil
+        }
+    }
+
+    /// Reads a live record through the index.
+    func record(_ logPath: String, name: String) throws(CKError) -> Record? {
+        guard let loc = try location(logPath, name: name) else { return nil }
+        return try RecordIndex.read(logPath, at: loc)
+    }
+
+    static func read(_ logPath: String, at loc: (offset: Int, length: Int)) throws(CKError) -> Record? {
+        guard let bytes = try FileIO.readRange(logPath, from: loc.offset, count: loc.length), bytes.count == loc.length,
+              let json = try? JSON.parse(utf8: bytes), case .save(_, let r)? = try? LogEntry(json: json, path: logPath) else {
+            throw CKError.internalError("index \(logPath): the indexed line at byte \(loc.offset) is not a record",
+                                        hint: "the index is stale; delete .index.sqlite and ck rebuilds it")
+        }
+        return r
+    }
+
+    /// Records whose references with `action` point at `target`.
+    func referrers(_ logPath: String, to target: String, action: Reference.Action) throws(CKError) -> [String] {
+        let log = try key(logPath)
+        return try wrap { () throws(SQLiteConnection.Failure) -> [String] in
+            let s = try db.prepare("SELECT DISTINCT name FROM refs WHERE log = ?1 AND target = ?2 AND action = ?3 ORDER BY name")
+            try s.bind([log, target, action.rawValue])
+            var out: [String] = []
+            while try s.step() { out.append(s.text(0)) }
+            return out
+        }
+    }
+
+    /// Live records in a log.
+    func count(_ logPath: String) throws(CKError) -> Int {
+        let log = try key(logPath)
+        return try wrap { () throws(SQLiteConnection.Failure) -> Int in
+            let s = try db.prepare("SELECT count(*) FROM records WHERE log = ?1")
+            try s.bind([log])
+            return try s.step() ? Int(s.int(0)) : 0
+        }
+    }
+
+    /// The highest sequence number seen in any indexed log.
+    func lastSeq() throws(CKError) -> Int64 {
+        try wrap { () throws(SQLiteConnection.Failure) -> Int64 in
+            let s = try db.prepare("SELECT max(last_seq) FROM logs")
+            return try s.step() ? s.int(0) : 0
+        }
+    }
+
+    /// Forgets every log (a reset deleted them).
+    func clear() throws(CKError) {
+        try wrap { () throws(SQLiteConnection.Failure) in
+            try db.exec("DELETE FROM records; DELETE FROM vals; DELETE FROM refs; DELETE FROM logs;")
+        }
+    }
+}

@@ -1,0 +1,59 @@
+/// Read access to a zone's live records: through the index, or by folding the whole log.
+protocol ZoneReader {
+    func record(_ name: String) throws(CKError) -> Record?
+    /// Names of records whose references with `action` point at `target`.
+    func referrers(to target: String, action: Reference.Action) throws(CKError) -> [String]
+    func count() throws(CKError) -> Int
+}
+
+/// A zone read whole into memory (no index, or the index is disabled).
+struct FoldedZone: ZoneReader {
+    let live: [String: Record]
+
+    /// The zone after more entries.
+    func applying(_ entries: [LogEntry]) -> FoldedZone {
+        var l = live
+        for e in entries {
+            switch e {
+            case .save(_, let r): l[r.recordName] = r
+            case .delete(_, let n, _, _, _): l[n] = nil
+            }
+        }
+        return FoldedZone(live: l)
+    }
+
+    func record(_ name: String) throws(CKError) -> Record? { live[name] }
+
+    func referrers(to target: String, action: Reference.Action) throws(CKError) -> [String] {
+        live.values.filter { $0.refers(to: target, action: action) }.map(\.recordName).sorted()
+    }
+
+    func count() throws(CKError) -> Int { live.count }
+}
+
+/// A zone read through `.index.sqlite`: one line read per record asked for.
+struct IndexedZone: ZoneReader {
+    let index: RecordIndex
+    let logPath: String
+
+    func record(_ name: String) throws(CKError) -> Record? { try index.record(logPath, name: name) }
+
+    func referrers(to target: String, action: Reference.Action) throws(CKError) -> [String] {
+        try index.referrers(logPath, to: target, action: action)
+    }
+
+    func count() throws(CKError) -> Int { try index.count(logPath) }
+}
+
+extension EnvironmentStore {
+    /// Opens a zone for reading (and, under the exclusive lock, for appending): the reader, and the state
+    /// of the log's end that the next append needs.
+    func openZone(_ logPath: String) throws(CKError) -> (reader: ZoneReader, tail: ZoneLogContents) {
+        if let index = try index() {
+            let tail = try index.sync(logPath, warnings: &warnings)
+            return (IndexedZone(index: index, logPath: logPath), tail)
+        }
+        let contents = try readLog(logPath)
+        return (FoldedZone(live: CKDatabase.fold(contents.entries)), contents)
+    }
+}
