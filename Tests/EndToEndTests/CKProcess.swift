@@ -59,6 +59,7 @@ final class Sandbox {
                       stderr: String(decoding: errData, as: UTF8.self))
     }
 
+    @discardableResult
     func ck(_ args: String..., stdin: String? = nil) throws -> Result { try run(args, stdin: stdin) }
 
     func files(under path: String) -> [String] {

@@ -110,7 +110,7 @@ extension CKError {
         if let line { place += ":\(line)" }
         if let column { place += ":\(column)" }
         return CKError(.internalError, "\(place): \(why)",
-                       hint: "fix or move the file aside by hand; nothing was overwritten",
+                       hint: "nothing was overwritten; run 'ck doctor' to see what is wrong and 'ck doctor --repair' to move bad data aside",
                        details: ["path": .string(path)])
     }
 }

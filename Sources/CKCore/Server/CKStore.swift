@@ -27,6 +27,11 @@ public final class CKStore: @unchecked Sendable {
         return store
     }
 
+    /// Whether a store exists at `path` (its ck.json or its containers).
+    public static func exists(at path: String) -> Bool {
+        FileIO.exists(path + "/ck.json") || FileIO.isDirectory(path + "/containers")
+    }
+
     /// Creates a store at `path` if none is there; returns false when one already existed.
     @discardableResult
     public static func initialize(at path: String) throws(CKError) -> Bool {
@@ -44,10 +49,15 @@ public final class CKStore: @unchecked Sendable {
         let lock = try FileLock(path: lockPath, exclusive: true)
         defer { lock.unlock() }
         if FileIO.exists(configPath) { return }
-        try createContainerFiles(CKStore.defaultContainerID)
+        // A store that lost its ck.json keeps its containers; only an empty one gets the default container.
+        var current = try containerIDs().first
+        if current == nil {
+            try createContainerFiles(CKStore.defaultContainerID)
+            current = CKStore.defaultContainerID
+        }
         // ck.json last: its presence means the store is complete.
         try JSONFile.write(configPath, .object(["format": .int(CKStore.formatVersion),
-                                                "currentContainer": .string(CKStore.defaultContainerID)]))
+                                                "currentContainer": current.map { .string($0) } ?? .null]))
     }
 
     // MARK: ck.json

@@ -140,6 +140,20 @@ final class RecordIndex {
         }
     }
 
+    /// Whether the index is in step with a log (nothing to catch up or redo).
+    func isCurrent(_ logPath: String) throws(CKError) -> Bool {
+        let log = try key(logPath)
+        guard let info = FileIO.fileInfo(logPath) else { return true }
+        let row = try wrap { () throws(SQLiteConnection.Failure) -> (size: Int, inode: Int64, mtime: Int64, valid: Int)? in
+            let s = try db.prepare("SELECT size, inode, mtime, valid FROM logs WHERE log = ?1")
+            try s.bind([log])
+            guard try s.step() else { return nil }
+            return (Int(s.int(0)), s.int(1), s.int(2), Int(s.int(3)))
+        }
+        guard let r = row else { return false }
+        return r.inode == info.inode && r.size == info.size && r.mtime == info.mtime
+    }
+
     private func tailMatches(_ logPath: String, valid: Int, hash: String) throws(CKError) -> Bool {
         tailHash(logPath, valid: valid) == hash
     }

@@ -1,0 +1,35 @@
+import CKCore
+
+enum DoctorCommand {
+    static let spec = CommandSpec(
+        "doctor", summary: "Check a store's files and say what is wrong and how to fix it.",
+        discussion: "Checks ck.json, every container.json, schema.json and zones.json, every line of every zone log, the index's freshness, orphaned assets, temporary files left by interrupted writes, and files ck does not make. Nothing changes unless --repair is given; then bad data is moved aside into <store>/lost+found/<time>/ (never deleted): bad log lines and torn tails are cut out of their logs, a broken zones.json is rebuilt from the logs, a broken schema.json is replaced by an empty one, the index is caught up. Exits 0 when no problem was found (warnings allowed), 1 otherwise.",
+        options: [OptionSpec("repair", help: "Move bad data aside and rebuild what can be rebuilt.")],
+        examples: [("ck doctor", "Check the store."), ("ck doctor --repair", "Move bad data into lost+found and rebuild.")],
+        run: run)
+
+    static func run(_ inv: Invocation) throws -> Int32 {
+        guard inv.positionals.isEmpty else { throw UsageError("doctor takes no arguments", command: inv.command.path) }
+        let location = inv.storeLocation
+        guard CKStore.exists(at: location.path) else {
+            throw CKError(.badContainer, "no store at \(location.path)", hint: "ck creates one on first use, or run 'ck init'")
+        }
+        let store = try inv.store()
+        let repair = inv.parsed.flag("repair")
+        let findings = try StoreDoctor.examine(store, repair: repair)
+        let problems = findings.filter { $0.severity == .problem && !$0.repaired }
+        switch try inv.outputFormat() {
+        case .json: inv.line(JSON.object(["store": .string(store.root), "findings": .array(findings.map(\.json)), "ok": .bool(problems.isEmpty)]).pretty())
+        case .jsonl: for f in findings { inv.line(f.json.serialized()) }
+        case .plain:
+            for f in findings { inv.line([f.severity.rawValue, f.place, f.message, f.fix, f.repaired ? "repaired" : ""].joined(separator: "\t")) }
+        case .table:
+            if findings.isEmpty { inv.line("No problems found in \(store.root).") }
+            for f in findings {
+                inv.line("\(f.severity.rawValue): \(f.place): \(f.message)")
+                inv.line("  \(f.repaired ? "repaired" : "fix"): \(f.fix)")
+            }
+        }
+        return problems.isEmpty ? ExitCode.success : ExitCode.failure
+    }
+}

@@ -1,0 +1,302 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One thing `ck doctor` found in a store.
+public struct DoctorFinding: Sendable {
+    public enum Severity: String, Sendable { case problem, warning }
+    public var severity: Severity
+    /// The file (and line) concerned, as `path` or `path:line`.
+    public var place: String
+    public var message: String
+    /// What to do about it (or what --repair did).
+    public var fix: String
+    public var repaired: Bool
+
+    public var json: JSON {
+        .object(["severity": .string(severity.rawValue), "place": .string(place), "message": .string(message),
+                 "fix": .string(fix), "repaired": .bool(repaired)])
+    }
+}
+
+/// Checks a store's files without changing them; with `repair`, moves bad data aside into
+/// `<store>/lost+found/<time>/` (never deleting it) and rewrites what can be rebuilt.
+public struct StoreDoctor {
+    let store: CKStore
+    let repair: Bool
+    var findings: [DoctorFinding] = []
+    var lostFound: String? = nil
+
+    public static func examine(_ store: CKStore, repair: Bool) throws(CKError) -> [DoctorFinding] {
+        var d = StoreDoctor(store: store, repair: repair)
+        let lock = try FileLock(path: store.lockPath, exclusive: repair)
+        defer { lock.unlock() }
+        d.checkRoot()
+        for id in FileIO.list(store.root + "/containers") where !id.hasPrefix(".") {
+            d.checkContainer(id)
+        }
+        return d.findings
+    }
+
+    mutating func note(_ s: DoctorFinding.Severity, _ place: String, _ message: String, fix: String, repaired: Bool = false) {
+        // A reason that starts with its own place says it once.
+        var text = message
+        if text.hasPrefix(place + ": ") { text.removeFirst(place.count + 2) }
+        let bare = place.split(separator: ":").first.map(String.init) ?? place
+        if text.hasPrefix(bare + ": ") { text.removeFirst(bare.count + 2) }
+        if repaired {
+            // What was found about this file is dealt with by this repair.
+            for i in findings.indices where findings[i].place.hasPrefix(bare) && findings[i].severity == .problem { findings[i].repaired = true }
+        }
+        findings.append(DoctorFinding(severity: s, place: place, message: text, fix: fix, repaired: repaired))
+    }
+
+    /// Where repaired-away data goes; created on first use.
+    mutating func aside(_ path: String) -> String? {
+        if lostFound == nil {
+            let stamp = ISO8601.format(milliseconds: store.now()).replacingOccurrences(of: ":", with: "-")
+            lostFound = store.root + "/lost+found/" + stamp
+        }
+        guard let base = lostFound else { return nil }
+        let rel = path.hasPrefix(store.root + "/") ? String(path.dropFirst(store.root.count + 1)) : (path as NSString).lastPathComponent
+        let dest = base + "/" + rel
+        do throws(CKError) { try FileIO.makeDirectory((dest as NSString).deletingLastPathComponent) } catch { return nil }
+        return dest
+    }
+
+    /// Moves a file aside; returns where it went.
+    mutating func moveAside(_ path: String) -> String? {
+        guard let dest = aside(path), rename(path, dest) == 0 else { return nil }
+        return dest
+    }
+
+    static func relative(_ path: String, _ root: String) -> String {
+        path.hasPrefix(root + "/") ? String(path.dropFirst(root.count + 1)) : path
+    }
+
+    // MARK: Checks
+
+    mutating func checkJSON(_ path: String, required: Bool) -> [String: JSON]? {
+        do {
+            guard let o = try JSONFile.readObject(path) else {
+                if required { note(.problem, path, "missing", fix: "restore it, or run 'ck doctor --repair' to recreate it") }
+                return nil
+            }
+            return o
+        } catch {
+            note(.problem, error.reason.components(separatedBy: ": ").first ?? path, error.reason,
+                 fix: "fix it by hand, or run 'ck doctor --repair' to move it aside into lost+found and rebuild it")
+            return nil
+        }
+    }
+
+    mutating func checkRoot() {
+        let config = store.configPath
+        if checkJSON(config, required: true) == nil, repair {
+            let moved = FileIO.exists(config) ? moveAside(config) : nil
+            let first = FileIO.list(store.root + "/containers").first { FileIO.exists(store.root + "/containers/" + $0 + "/container.json") }
+            do {
+                try JSONFile.write(config, .object(["format": .int(CKStore.formatVersion), "currentContainer": first.map { .string($0) } ?? .null]))
+                note(.problem, config, "rewritten", fix: "a new ck.json points at \(first ?? "no container")" + (moved.map { "; the old file is \($0)" } ?? ""), repaired: true)
+            } catch { note(.problem, config, "could not rewrite: \(error.reason)", fix: "check permissions") }
+        }
+        let known: Set<String> = ["ck.json", "containers", ".lock", "lost+found"]
+        for name in FileIO.list(store.root) where !known.contains(name) && !name.hasPrefix(".ck.json.tmp") {
+            note(.warning, store.root + "/" + name, "not a file ck makes", fix: "move it out of the store")
+        }
+    }
+
+    mutating func checkContainer(_ id: String) {
+        let dir = store.containerDir(id)
+        let infoPath = dir + "/container.json"
+        if checkJSON(infoPath, required: true) == nil, repair {
+            let moved = FileIO.exists(infoPath) ? moveAside(infoPath) : nil
+            do {
+                try JSONFile.write(infoPath, .object(["identifier": .string(id), "created": .int(store.now()), "users": .object([:])]))
+                note(.problem, infoPath, "rewritten with no users listed", fix: moved.map { "the old file is \($0)" } ?? "recreated", repaired: true)
+            } catch { note(.problem, infoPath, "could not rewrite: \(error.reason)", fix: "check permissions") }
+        }
+        for env in Environment.allCases {
+            let envDir = dir + "/" + env.rawValue
+            guard FileIO.isDirectory(envDir) else { continue }
+            let envStore = EnvironmentStore(containerDir: dir, environment: env, indexEnabled: store.indexEnabled)
+            do {
+                try envStore.locked(exclusive: repair) { () throws(CKError) in checkEnvironment(envStore) }
+            } catch {
+                note(.problem, envDir, error.reason, fix: "check permissions and locks")
+            }
+        }
+        let known: Set<String> = ["container.json", "development", "production", ".lock"]
+        for name in FileIO.list(dir) where !known.contains(name) && !name.hasPrefix(".container.json.tmp") {
+            note(.warning, dir + "/" + name, "not a file ck makes", fix: "move it out of the store")
+        }
+    }
+
+    mutating func checkEnvironment(_ env: EnvironmentStore) {
+        // Schema.
+        if let o = checkJSON(env.schemaPath, required: false) {
+            do { _ = try Schema(json: o, path: env.schemaPath) } catch {
+                note(.problem, env.schemaPath, error.reason, fix: "fix it by hand, or 'ck doctor --repair' moves it aside and starts an empty schema")
+                repairSchema(env)
+            }
+        } else if FileIO.exists(env.schemaPath) {
+            repairSchema(env)
+        }
+        // Zones.
+        var zonesOK = true
+        if let o = checkJSON(env.zonesPath, required: false) {
+            do { _ = try ZoneCatalog(json: o, path: env.zonesPath) } catch {
+                zonesOK = false
+                note(.problem, env.zonesPath, error.reason, fix: "'ck doctor --repair' rebuilds it from the zone logs")
+            }
+        } else if FileIO.exists(env.zonesPath) {
+            zonesOK = false
+        }
+        if !zonesOK && repair { rebuildZones(env) }
+        // Logs.
+        var referenced = Set<String>()
+        for path in env.allLogPaths() { checkLog(path, env: env, assets: &referenced) }
+        // Index.
+        checkIndex(env)
+        // Assets records refer to but the store lacks.
+        let present = Set(FileIO.list(env.assetsDir))
+        for hash in referenced.sorted() where !present.contains(hash) {
+            note(.problem, env.assetsDir + "/" + hash, "a record refers to this asset but its file is missing",
+                 fix: "restore the file (its name is the SHA-256 of its bytes), or save the record again with the asset")
+        }
+        // Assets nobody refers to.
+        for hash in FileIO.list(env.assetsDir) where !referenced.contains(hash) {
+            let path = env.assetsDir + "/" + hash
+            if repair, let dest = moveAside(path) {
+                note(.warning, path, "asset no live record refers to", fix: "moved to \(dest)", repaired: true)
+            } else {
+                note(.warning, path, "asset no live record refers to", fix: "'ck doctor --repair' moves it into lost+found")
+            }
+        }
+        // Leftovers and strangers.
+        let known: Set<String> = ["schema.json", "zones.json", "public", "private", "assets", ".lock", ".index.sqlite",
+                                  ".index.sqlite-wal", ".index.sqlite-shm", ".index.sqlite-journal", "subscriptions.json", "faults.json", "notifications"]
+        for name in FileIO.list(env.dir) where !known.contains(name) {
+            let path = env.dir + "/" + name
+            if name.contains(".tmp-") {
+                if repair, let dest = moveAside(path) {
+                    note(.warning, path, "temporary file left by an interrupted write", fix: "moved to \(dest)", repaired: true)
+                } else {
+                    note(.warning, path, "temporary file left by an interrupted write", fix: "harmless; 'ck doctor --repair' moves it aside")
+                }
+            } else {
+                note(.warning, path, "not a file ck makes", fix: "move it out of the store")
+            }
+        }
+    }
+
+    mutating func repairSchema(_ env: EnvironmentStore) {
+        guard repair else { return }
+        let moved = moveAside(env.schemaPath)
+        do {
+            try env.writeSchema(Schema())
+            note(.problem, env.schemaPath, "replaced by an empty schema", fix: "the broken file is \(moved ?? "gone"); fix it and put it back, or import a .ckdb", repaired: true)
+        } catch { note(.problem, env.schemaPath, "could not rewrite: \(error.reason)", fix: "check permissions") }
+    }
+
+    mutating func rebuildZones(_ env: EnvironmentStore) {
+        let moved = FileIO.exists(env.zonesPath) ? moveAside(env.zonesPath) : nil
+        var catalog = ZoneCatalog()
+        for user in FileIO.list(env.dir + "/private") where !user.hasPrefix(".") {
+            for file in FileIO.list(env.dir + "/private/" + user) where file.hasSuffix(".jsonl") {
+                let name = String(file.dropLast(6))
+                if name == Names.defaultZoneName { continue }
+                catalog.zones.append(Zone(zoneID: ZoneID(zoneName: name, ownerRecordName: user), database: .private,
+                                          capabilities: ZoneCapability.defaults, created: store.now(), seq: 0))
+            }
+        }
+        catalog.lastSeq = (try? env.highestSeq(catalog: ZoneCatalog())) ?? 0
+        do {
+            try env.writeCatalog(catalog)
+            note(.problem, env.zonesPath, "rebuilt from \(catalog.zones.count) zone log(s) with default capabilities",
+                 fix: moved.map { "the old file is \($0)" } ?? "recreated", repaired: true)
+        } catch { note(.problem, env.zonesPath, "could not rewrite: \(error.reason)", fix: "check permissions") }
+    }
+
+    /// Checks every line of a log; with repair, rewrites it without bad lines and cuts a torn tail,
+    /// keeping what was removed in lost+found.
+    mutating func checkLog(_ path: String, env: EnvironmentStore, assets: inout Set<String>) {
+        guard let bytes = try? FileIO.read(path) else {
+            note(.problem, path, "can't be read", fix: "check permissions")
+            return
+        }
+        var good: [UInt8] = []
+        var bad: [UInt8] = []
+        var badLines: [Int] = []
+        var live: [String: Record] = [:]
+        var lineNo = 0, start = 0
+        while start < bytes.count {
+            lineNo += 1
+            var end = start
+            while end < bytes.count, bytes[end] != 0x0A { end += 1 }
+            let line = bytes[start..<end]
+            let terminated = end < bytes.count
+            if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) { start = end + 1; continue }
+            if let json = try? JSON.parse(utf8: line), let entry = try? LogEntry(json: json, path: path) {
+                good.append(contentsOf: line)
+                good.append(0x0A)
+                switch entry {
+                case .save(_, let r): live[r.recordName] = r
+                case .delete(_, let n, _, _, _): live[n] = nil
+                }
+            } else if !terminated {
+                note(.warning, "\(path):\(lineNo)", "torn last line (\(line.count) bytes, an interrupted write)",
+                     fix: repair ? "cut off" : "ck drops it on the next write; 'ck doctor --repair' cuts it now", repaired: repair)
+                bad.append(contentsOf: line)
+                bad.append(0x0A)
+            } else {
+                badLines.append(lineNo)
+                bad.append(contentsOf: line)
+                bad.append(0x0A)
+            }
+            start = end + 1
+        }
+        for n in badLines {
+            note(.problem, "\(path):\(n)", "not a valid log line: reads of this zone fail until it is fixed",
+                 fix: repair ? "removed from the log (kept in lost+found)" : "fix the line by hand, or 'ck doctor --repair' moves it into lost+found",
+                 repaired: repair)
+        }
+        for r in live.values {
+            for v in r.fields.values { StoreDoctor.collectAssets(v, into: &assets) }
+        }
+        guard repair, !bad.isEmpty, let dest = aside(path) else { return }
+        do {
+            try FileIO.atomicWrite(dest + ".removed-lines", bad)
+            try FileIO.atomicWrite(path, good)
+            try env.index()?.sync(path, warnings: &env.warnings)
+        } catch {
+            note(.problem, path, "could not rewrite: \(error.reason)", fix: "check permissions")
+        }
+    }
+
+    static func collectAssets(_ v: FieldValue, into set: inout Set<String>) {
+        switch v {
+        case .asset(let a): set.insert(a.sha256)
+        case .list(_, let items): for i in items { collectAssets(i, into: &set) }
+        default: break
+        }
+    }
+
+    mutating func checkIndex(_ env: EnvironmentStore) {
+        let path = env.dir + "/.index.sqlite"
+        guard FileIO.exists(path), env.indexEnabled else { return }
+        do {
+            let index = try RecordIndex.open(envDir: env.dir)
+            var stale: [String] = []
+            for log in env.allLogPaths() where try !index.isCurrent(log) { stale.append(log) }
+            if !stale.isEmpty {
+                note(.warning, path, "out of date with \(stale.count) log(s): \(stale.map { StoreDoctor.relative($0, env.dir) }.joined(separator: ", "))",
+                     fix: repair ? "caught up" : "ck catches up on the next command; 'ck doctor --repair' does it now", repaired: repair)
+                if repair { for log in stale { try index.sync(log, warnings: &env.warnings) } }
+            }
+        } catch {
+            note(.problem, path, error.reason, fix: "the index is a cache: ck rebuilds it; delete it if this persists")
+        }
+    }
+}
