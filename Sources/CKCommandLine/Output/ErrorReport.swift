@@ -2,6 +2,20 @@ import CKCore
 
 /// Turns errors into stderr text (or a JSON error object) and an exit code.
 enum ErrorReport {
+    /// Control characters from user input (names, file contents) are shown escaped, never sent to the terminal.
+    static func printable(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: { $0.value < 0x20 && $0 != "\n" || $0.value == 0x7F }) else { return text }
+        var out = ""
+        for u in text.unicodeScalars {
+            if (u.value < 0x20 && u != "\n") || u.value == 0x7F {
+                out += "\\u{" + String(u.value, radix: 16, uppercase: true) + "}"
+            } else {
+                out.unicodeScalars.append(u)
+            }
+        }
+        return out
+    }
+
     static func report(_ error: Error, invocation: Invocation?, terminal: Terminal, json: Bool) -> Int32 {
         let red = invocation?.color == true ? "\u{1B}[31m" : "", reset = invocation?.color == true ? "\u{1B}[0m" : ""
         switch error {
@@ -35,7 +49,7 @@ enum ErrorReport {
                 }
                 if let after = e.retryAfter { text += "retry after \(after) seconds\n" }
                 if let hint = e.hint { text += "hint: \(hint)\n" }
-                terminal.writeErr(text)
+                terminal.writeErr(ErrorReport.printable(text))
             }
             return ExitCode.of(e.code)
         default:

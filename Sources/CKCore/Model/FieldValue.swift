@@ -89,8 +89,9 @@ extension FieldValue {
         case .bytes(let b): return .string(Data(b).base64EncodedString())
         case .reference(let r):
             var o: [String: JSON] = ["recordName": .string(r.recordName), "action": .string(r.action.rawValue)]
-            if let z = r.zoneName {
-                var zid: [String: JSON] = ["zoneName": .string(z)]
+            if r.zoneName != nil || r.ownerRecordName != nil {
+                var zid: [String: JSON] = [:]
+                if let z = r.zoneName { zid["zoneName"] = .string(z) }
                 if let owner = r.ownerRecordName { zid["ownerRecordName"] = .string(owner) }
                 o["zoneID"] = .object(zid)
             }
@@ -206,8 +207,11 @@ extension FieldValue {
                 guard let ms = ISO8601.parse(s) else { throw CKError.invalid("\(path): '\(s)' is not an ISO 8601 date or milliseconds since 1970") }
                 return .timestamp(ms)
             }
-            guard let t = v.int64Value ?? v.doubleValue.map({ Int64($0) }) else { throw mismatch("milliseconds since 1970") }
-            return .timestamp(t)
+            guard let d = v.int64Value.map(Double.init) ?? v.doubleValue, d.isFinite,
+                  Double(ISO8601.validRange.lowerBound) <= d, d <= Double(ISO8601.validRange.upperBound) else {
+                throw CKError.invalid("\(path): expected milliseconds since 1970 for a date in the years 0001 to 9999")
+            }
+            return .timestamp(v.int64Value ?? Int64(d))
         case .bytes:
             guard let s = v.stringValue else { throw mismatch("a base64 string") }
             guard let d = Data(base64Encoded: s) else { throw CKError.invalid("\(path): not valid base64") }
@@ -241,11 +245,12 @@ extension FieldValue {
             return .location(l)
         case .asset:
             guard case .object(let o) = v else { throw mismatch("an asset dictionary") }
-            if let hex = o["sha256"]?.stringValue, hex.utf8.count == 64, let size = o["size"]?.int64Value {
+            if let hex = o["sha256"]?.stringValue, hex.utf8.count == 64, let size = o["size"]?.int64Value, size >= 0,
+               hex.utf8.allSatisfy({ ($0 >= 48 && $0 <= 57) || ($0 >= 97 && $0 <= 102) || ($0 >= 65 && $0 <= 70) }) {
                 return .asset(Asset(sha256: hex.lowercased(), size: size, fileName: o["fileName"]?.stringValue))
             }
             if let sum = o["fileChecksum"]?.stringValue, let d = Data(base64Encoded: sum), d.count == 32,
-               let size = o["size"]?.int64Value {
+               let size = o["size"]?.int64Value, size >= 0 {
                 let hex = d.map { String($0, radix: 16).count == 1 ? "0" + String($0, radix: 16) : String($0, radix: 16) }.joined()
                 return .asset(Asset(sha256: hex, size: size, fileName: o["fileName"]?.stringValue))
             }

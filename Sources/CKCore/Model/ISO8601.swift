@@ -61,11 +61,16 @@ public enum ISO8601 {
         guard i == b.count else { return nil }
         let days = daysFromCivil(y, mo, d)
         let seconds = Int64(days) * 86400 + Int64(h * 3600 + mi * 60 + sec) - Int64(offset * 60)
-        return seconds * 1000 + Int64(ms)
+        let result = seconds * 1000 + Int64(ms)
+        return validRange.contains(result) ? result : nil
     }
 
-    /// `2026-11-29T13:17:00.000Z`.
+    /// The dates ck accepts: years 0001 to 9999, as ISO 8601 can write them.
+    public static let validRange: ClosedRange<Int64> = -62_135_596_800_000...253_402_300_799_999
+
+    /// `2026-11-29T13:17:00.000Z` (a value outside `validRange`, from a hand-edited file, prints as ms).
     public static func format(milliseconds t: Int64) -> String {
+        guard validRange.contains(t) else { return "\(t) ms" }
         let ms = Int((t % 1000 + 1000) % 1000)
         let secs = (t - Int64(ms)) / 1000
         var days = secs / 86400

@@ -44,10 +44,17 @@ public enum Names {
         try validateASCIIName(name, what: "record name")
     }
 
-    /// A zone name: as a record name, except the default zone's own name.
+    /// Longest zone name ck can keep: its log is `<name>.jsonl`, and a file name has at most 255 bytes.
+    public static let maxZoneNameLength = 249
+
+    /// A zone name: as a record name (but at most 249 bytes), except the default zone's own name.
     public static func validateZoneName(_ name: String) throws(CKError) {
         if name == defaultZoneName { return }
         try validateASCIIName(name, what: "zone name")
+        guard name.utf8.count <= maxZoneNameLength else {
+            throw CKError.invalid("zone name '\(describe(name))' is \(name.utf8.count) bytes long; ck keeps zones as files and allows \(maxZoneNameLength)",
+                                  hint: "CloudKit allows 255 bytes; use a shorter name")
+        }
     }
 
     static func validateASCIIName(_ name: String, what: String) throws(CKError) {

@@ -126,10 +126,11 @@ public struct Record: Equatable, Sendable {
     var sizeBound: Int {
         func bound(_ v: FieldValue) -> Int {
             switch v {
-            case .string(let s): return 2 * s.utf8.count + 2
+            case .string(let s): return 6 * s.utf8.count + 2  // a control character is written as \u00XX
             case .bytes(let b): return b.count * 4 / 3 + 8
             case .list(_, let items): return items.reduce(2) { $0 + bound($1) + 1 }
-            case .reference(let r): return 2 * r.recordName.utf8.count + 2 * (r.zoneName?.utf8.count ?? 0) + 2 * (r.ownerRecordName?.utf8.count ?? 0) + 96
+            case .reference(let r): return 6 * (r.recordName.utf8.count + (r.zoneName?.utf8.count ?? 0) + (r.ownerRecordName?.utf8.count ?? 0)) + 96
+            case .location: return 1024
             default: return 256
             }
         }

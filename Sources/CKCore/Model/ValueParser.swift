@@ -61,7 +61,12 @@ public struct ValueParser {
         case .timestamp:
             let t = text.trimmingCharacters(in: .whitespaces)
             if t == "now" { return .timestamp(Int64((Date().timeIntervalSince1970 * 1000).rounded(.down))) }
-            if let ms = Int64(t) { return .timestamp(ms) }
+            if let ms = Int64(t) {
+                guard ISO8601.validRange.contains(ms) else {
+                    throw CKError.invalid("\(path): \(ms) ms is outside the years 0001 to 9999")
+                }
+                return .timestamp(ms)
+            }
             guard let ms = ISO8601.parse(t) else {
                 throw CKError.invalid("\(path): '\(text)' is not a date",
                                       hint: "use ISO 8601 (2026-01-31, 2026-01-31T09:30:00Z) or milliseconds since 1970")

@@ -94,8 +94,8 @@ struct QueryCompiler {
             case .string(let s):
                 guard let ms = ISO8601.parse(s) else { throw fail(c, "'\(s)' is not an ISO 8601 date") }
                 return .date(ms)
-            case .int(let i): return .date((i + 978_307_200) * 1000)
-            case .double(let d): return .date(Int64(((d + 978_307_200) * 1000).rounded()))
+            case .int(let i): return try castDate(Double(i), c)
+            case .double(let d): return try castDate(d, c)
             default: throw fail(c, "CAST(…, \"NSDate\") takes a date string or seconds since 2001-01-01")
             }
         case .key(let k, let c):
@@ -103,6 +103,15 @@ struct QueryCompiler {
         case .distance(_, _, let c):
             throw fail(c, "distanceToLocation:fromLocation: can only be compared with a radius")
         }
+    }
+
+    /// Seconds since 2001-01-01 (NSDate's reference date) as a date, if within the years 0001 to 9999.
+    func castDate(_ seconds: Double, _ c: Int) throws(CKError) -> QueryValue {
+        let ms = ((seconds + 978_307_200) * 1000).rounded()
+        guard ms.isFinite, Double(ISO8601.validRange.lowerBound) <= ms, ms <= Double(ISO8601.validRange.upperBound) else {
+            throw fail(c, "CAST(\(seconds), \"NSDate\") is outside the years 0001 to 9999")
+        }
+        return .date(Int64(ms))
     }
 
     /// Checks (and converts) a constant for a field of type `t`; `element` checks list members.

@@ -49,6 +49,12 @@ extension CKDatabase {
             let id = zoneID(name)
             if let existing = catalog.zone(id, in: .private) { return (existing, false) }
             let seq = try env.highestSeq(catalog: catalog) + 1
+            // A log left by a delete that was interrupted belongs to the deleted zone, not this new one.
+            let path = env.logPath(database: .private, zone: id)
+            if FileIO.exists(path) {
+                try FileIO.removeTree(path)
+                try env.index()?.sync(path, warnings: &env.warnings)
+            }
             let zone = Zone(zoneID: id, database: .private, capabilities: capabilities, created: store.now(), seq: seq)
             catalog.zones.append(zone)
             catalog.lastSeq = seq
@@ -76,11 +82,12 @@ extension CKDatabase {
             // A zone whose log is broken is not deleted: the user must see and repair it first.
             let count = try env.openZone(path).reader.count()
             let seq = try env.highestSeq(catalog: catalog) + 1
+            // The log goes first: a crash then leaves an empty zone, never a deleted zone whose records return.
+            if FileIO.exists(path) { try FileIO.removeTree(path) }
             catalog.zones.removeAll { $0.zoneID == zone.zoneID && $0.database == .private }
             catalog.deleted.append((zone, store.now(), seq))
             catalog.lastSeq = seq
             try env.writeCatalog(catalog)
-            if FileIO.exists(path) { try FileIO.removeTree(path) }
             try env.index()?.sync(path, warnings: &env.warnings)
             return count
         }

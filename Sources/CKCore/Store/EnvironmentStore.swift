@@ -83,7 +83,9 @@ final class EnvironmentStore {
             // Every log is brought up to date (a crashed writer may have appended without indexing).
             for p in allLogPaths() {
                 // A broken log of another zone must not stop this write: its last line still counts.
-                do throws(CKError) { try index.sync(p, warnings: &warnings) } catch { m = max(m, (try? ZoneLog.lastSeq(p)) ?? 0) }
+                do throws(CKError) { try index.sync(p, warnings: &warnings) } catch {}
+                // Lines of an interrupted request are not indexed, but their numbers are never reused.
+                m = max(m, (try? ZoneLog.lastSeq(p)) ?? 0)
             }
             return max(m, try index.lastSeq())
         }

@@ -147,7 +147,8 @@ enum FileIO {
     static func removeTree(_ path: String) throws(CKError) {
         guard exists(path) else { return }
         let dir = (path as NSString).deletingLastPathComponent
-        let trash = dir + "/.deleting-\((path as NSString).lastPathComponent)-\(getpid())"
+        // A short name: the original may already be as long as a file name can be.
+        let trash = dir + "/.deleting-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         guard rename(path, trash) == 0 else { throw CKError.internalError("cannot remove \(path): \(errnoText())") }
         syncDirectory(dir)
         try? FileManager.default.removeItem(atPath: trash)

@@ -11,6 +11,8 @@ extension RecordIndex {
     /// sort after the rows are in, which is far cheaper than growing them row by row.
     func ensureValues(_ logPath: String, warnings: inout [String]) throws(CKError) {
         let log = try key(logPath)
+        // A zone nobody wrote to has no log, and nothing to index.
+        guard FileIO.exists(logPath) else { return }
         if try wrap({ () throws(SQLiteConnection.Failure) -> Bool in try valuesReady(log) }) { return }
         var locations: [(Int, Int)] = []
         try wrap { () throws(SQLiteConnection.Failure) in

@@ -20,9 +20,17 @@ struct ZoneCatalog {
 
     init(json: [String: JSON], path: String) throws(CKError) {
         lastSeq = json["lastSeq"]?.int64Value ?? 0
-        do {
+        do throws(CKError) {
             for (i, z) in (json["zones"]?.arrayValue ?? []).enumerated() {
-                zones.append(try Zone(json: z, path: "zones[\(i)]"))
+                let zone = try Zone(json: z, path: "zones[\(i)]")
+                // Names become file names: a hand-edited catalog must not point outside the store.
+                do throws(CKError) { try Names.validateZoneName(zone.zoneID.zoneName) } catch {
+                    throw CKError.invalid("zones[\(i)].zoneName: \(error.reason)")
+                }
+                guard zone.zoneID.ownerRecordName == CKContainer.userRecordName(for: zone.zoneID.ownerRecordName) else {
+                    throw CKError.invalid("zones[\(i)].ownerRecordName: '\(Names.describe(zone.zoneID.ownerRecordName))' is not a user record name")
+                }
+                zones.append(zone)
             }
             for (i, z) in (json["deletedZones"]?.arrayValue ?? []).enumerated() {
                 deleted.append((try Zone(json: z, path: "deletedZones[\(i)]"), z["deletedAt"]?.int64Value ?? 0, z["deletedSeq"]?.int64Value ?? 0))

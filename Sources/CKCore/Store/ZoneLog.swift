@@ -56,7 +56,7 @@ struct ZoneLogContents {
     var spans: [(offset: Int, length: Int)] = []
     /// Bytes of whole lines; a torn tail starts here.
     var validLength = 0
-    /// Number of the last line read (whole or not).
+    /// Number of whole lines up to `validLength` (where the next read starts counting).
     var lines = 0
     /// Size of a torn last line that was ignored (an interrupted write).
     var tornBytes = 0
@@ -98,15 +98,16 @@ enum ZoneLog {
         let n = bytes.count
         // A request of several lines starts with {"batch": count}; a crash inside it drops it whole.
         var group: (offset: Int, line: Int, firstEntry: Int, remaining: Int)? = nil
+        var linesBeforeGroup = c.lines
         while start < n {
             lineNo += 1
             var end = start
             while end < n, bytes[end] != 0x0A { end += 1 }
             let terminated = end < n
             let line = bytes[start..<end]
-            c.lines = lineNo
             if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) {
                 c.validLength = base + (terminated ? end + 1 : n)
+                c.lines = lineNo
                 start = end + 1
                 continue
             }
@@ -122,11 +123,13 @@ enum ZoneLog {
                     throw CKError.corrupt(path: path, line: lineNo, error.reason)
                 }
                 if let count = json["batch"]?.int64Value, count > 1 {
+                    linesBeforeGroup = lineNo - 1
                     group = (base + start, lineNo, c.entries.count - 1, Int(count) - 1)
                 } else if let g = group {
                     group = g.remaining > 1 ? (g.offset, g.line, g.firstEntry, g.remaining - 1) : nil
                 }
                 c.validLength = base + (terminated ? end + 1 : n)
+                c.lines = lineNo
                 if !terminated { c.missingNewline = true }
             } catch {
                 guard !terminated else { throw error }
@@ -142,6 +145,7 @@ enum ZoneLog {
             c.spans.removeSubrange(g.firstEntry...)
             c.tornBytes = base + n - g.offset
             c.validLength = g.offset
+            c.lines = linesBeforeGroup
             c.missingNewline = false
             c.warnings.append("\(path):\(g.line): ignoring an incomplete request of several lines (an interrupted write); it was never acknowledged")
         }
