@@ -148,7 +148,7 @@ enum FileIO {
         guard exists(path) else { return }
         let dir = (path as NSString).deletingLastPathComponent
         // A short name: the original may already be as long as a file name can be.
-        let trash = dir + "/.deleting-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        let trash = dir + "/.deleting-\(UInt32.random(in: 0...UInt32.max))-\(getpid())"
         guard rename(path, trash) == 0 else { throw CKError.internalError("cannot remove \(path): \(errnoText())") }
         syncDirectory(dir)
         try? FileManager.default.removeItem(atPath: trash)
