@@ -131,3 +131,37 @@ final class Harness {
         #expect(h.out == "a\tNote\tdeleted\nb\tNote\t3\tt=2\n")
     }
 }
+
+@Suite struct ProgressTests {
+    func run(_ args: [String], stdin: String, stderrIsTTY: Bool, env: [String: String] = [:]) throws -> (Int32, String) {
+        let dir = NSTemporaryDirectory() + "ck-progress-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        var err = ""
+        let terminal = Terminal(writeOut: { _ in }, writeErr: { err += $0 }, readStdin: { Array(stdin.utf8) },
+                                stderrIsTTY: stderrIsTTY, environment: ["CK_DATA_DIR": dir].merging(env) { $1 }, workingDirectory: dir)
+        return (CKCommandLineTool.run(args, terminal: terminal), err)
+    }
+
+    @Test func bulkSavesShowProgressOnlyOnATerminal() throws {
+        let lines = (0..<1_200).map { #"{"recordName":"r\#($0)","recordType":"Note","fields":{"n":{"value":\#($0)}}}"# }.joined(separator: "\n")
+        let (code, err) = try run(["record", "save", "--batch", "-"], stdin: lines, stderrIsTTY: true)
+        #expect(code == 0)
+        #expect(err.contains("\rck: saved 200 of 1200 (16%)"))
+        #expect(err.contains("\rck: saved 1200 of 1200 (100%)\n"))
+        let (_, piped) = try run(["record", "save", "--batch", "-"], stdin: lines, stderrIsTTY: false)
+        #expect(!piped.contains("saved 200 of"))
+        let (_, quiet) = try run(["record", "save", "--batch", "-", "-q"], stdin: lines, stderrIsTTY: true)
+        #expect(quiet.isEmpty)
+    }
+
+    @Test func colourOnlyOnATerminalAndNeverWithNoColor() throws {
+        let (_, tty) = try run(["record", "fetch", "missing"], stdin: "", stderrIsTTY: true)
+        #expect(tty.hasPrefix("\u{1B}[31mck: unknownItem"))
+        let (_, noColor) = try run(["record", "fetch", "missing"], stdin: "", stderrIsTTY: true, env: ["NO_COLOR": "1"])
+        #expect(noColor.hasPrefix("ck: unknownItem"))
+        let (_, flag) = try run(["record", "fetch", "missing", "--no-color"], stdin: "", stderrIsTTY: true)
+        #expect(flag.hasPrefix("ck: unknownItem"))
+        let (_, piped) = try run(["record", "fetch", "missing"], stdin: "", stderrIsTTY: false)
+        #expect(piped.hasPrefix("ck: unknownItem"))
+    }
+}

@@ -254,9 +254,13 @@ enum RecordSaveCommand {
         // Results print only once synced: what ck prints as saved is on disk.
         var held = inv.holdOutput()
         var printError: Error? = nil
+        var done = 0
+        let progress = Progress(inv, total: total, verb: "saved")
         try db.modify(requests: requests, zone: inv.zone, atomic: atomic, stagedAssets: stagedAssets, durable: {
             if format != .json && format != .table { inv.release(held); held = inv.holdOutput() }
         }) { result in
+            done += result.results.count
+            progress.update(done)
             failures += result.failures
             if format == .json || format == .table {
                 kept += result.results
@@ -264,6 +268,7 @@ enum RecordSaveCommand {
                 do { try RecordCommand.printResults(result.results, inv, keys: keys) } catch { printError = error }
             }
         }
+        progress.finish()
         if let printError { throw printError }
         if !kept.isEmpty || format == .json { try RecordCommand.printResults(kept, inv, keys: keys) }
         inv.release(held)

@@ -31,25 +31,26 @@ enum ErrorReport {
             if json {
                 terminal.writeErr(e.json.serialized() + "\n")
             } else {
-                var text = "\(red)ck: \(e.code.name) (\(e.code.rawValue)):\(reset) \(e.reason)\n"
+                // User input inside messages is shown escaped; only ck's own colour codes reach the terminal.
+                var text = "\(red)ck: \(e.code.name) (\(e.code.rawValue)):\(reset) " + printable(e.reason + "\n")
                 let shown = 20
                 for item in e.items.prefix(shown) {
-                    text += "  \(item.id.isEmpty ? "(unnamed)" : item.id): \(item.error.code.name) (\(item.error.code.rawValue)): \(item.error.reason)\n"
+                    text += printable("  \(item.id.isEmpty ? "(unnamed)" : item.id): \(item.error.code.name) (\(item.error.code.rawValue)): \(item.error.reason)\n")
                 }
                 if e.items.count > shown { text += "  … and \(e.items.count - shown) more (all of them with -o json)\n" }
                 if let server = e.details["serverRecord"], e.code == .serverRecordChanged {
-                    text += "  server: " + RecordText.summary(server) + "\n"
-                    if let client = e.details["clientRecord"] { text += "  client: " + RecordText.summary(client) + "\n" }
-                    if let ancestor = e.details["ancestorRecord"] { text += "  ancestor: " + RecordText.summary(ancestor) + "\n" }
+                    text += printable("  server: " + RecordText.summary(server) + "\n")
+                    if let client = e.details["clientRecord"] { text += printable("  client: " + RecordText.summary(client) + "\n") }
+                    if let ancestor = e.details["ancestorRecord"] { text += printable("  ancestor: " + RecordText.summary(ancestor) + "\n") }
                 }
                 if let predicate = e.details["predicate"]?.stringValue, let column = e.details["column"]?.int64Value,
                    column >= 1, !predicate.contains("\n") {
                     // Point at the offending token, as a compiler would.
-                    text += "  " + predicate + "\n  " + String(repeating: " ", count: Int(column) - 1) + "^\n"
+                    text += printable("  " + predicate + "\n  " + String(repeating: " ", count: Int(column) - 1) + "^\n")
                 }
                 if let after = e.retryAfter { text += "retry after \(after) seconds\n" }
-                if let hint = e.hint { text += "hint: \(hint)\n" }
-                terminal.writeErr(ErrorReport.printable(text))
+                if let hint = e.hint { text += printable("hint: \(hint)\n") }
+                terminal.writeErr(text)
             }
             return ExitCode.of(e.code)
         default:
