@@ -24,15 +24,7 @@ enum FixturesCommands {
         guard inv.positionals.isEmpty else { throw UsageError("export takes no arguments; use --file", command: inv.command.path) }
         let doc = try inv.container().exportFixtures(try inv.environment())
         let text = doc.pretty() + "\n"
-        if let file = inv.parsed.value("file") {
-            let path = file.hasPrefix("/") ? file : inv.terminal.workingDirectory + "/" + file
-            do { try text.write(toFile: path, atomically: true, encoding: .utf8) } catch {
-                throw CKError(.internalError, "cannot write \(file): \(error.localizedDescription)")
-            }
-            inv.note("wrote \(file)")
-        } else {
-            inv.out(text)
-        }
+        try inv.writeDocument(text, to: inv.parsed.value("file"))
         return ExitCode.success
     }
 

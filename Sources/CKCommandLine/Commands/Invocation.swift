@@ -126,6 +126,16 @@ final class Invocation {
         return answer == "y" || answer == "yes"
     }
 
+    /// Writes a whole document to `file` (atomically), or to stdout when no file is given.
+    func writeDocument(_ text: String, to file: String?) throws {
+        guard let file else { out(text); return }
+        let path = file.hasPrefix("/") ? file : terminal.workingDirectory + "/" + file
+        do { try text.write(toFile: path, atomically: true, encoding: .utf8) } catch {
+            throw CKError(.internalError, "cannot write \(file): \(error.localizedDescription)")
+        }
+        note("wrote \(file)")
+    }
+
     /// Reads a file argument; `-` is stdin.
     func readInput(_ path: String) throws -> [UInt8] {
         if path == "-" { return terminal.readStdin() }

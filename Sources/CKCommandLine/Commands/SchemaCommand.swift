@@ -134,15 +134,7 @@ enum SchemaCommand {
     static func export(_ inv: Invocation) throws -> Int32 {
         guard inv.positionals.isEmpty else { throw UsageError("export takes no arguments; use --file", command: inv.command.path) }
         let text = CKDB.print(try inv.container().schema(try inv.environment()))
-        if let file = inv.parsed.value("file") {
-            let path = file.hasPrefix("/") ? file : inv.terminal.workingDirectory + "/" + file
-            do { try text.write(toFile: path, atomically: true, encoding: .utf8) } catch {
-                throw CKError(.internalError, "cannot write \(file): \(error.localizedDescription)")
-            }
-            inv.note("wrote \(file)")
-        } else {
-            inv.out(text)
-        }
+        try inv.writeDocument(text, to: inv.parsed.value("file"))
         return ExitCode.success
     }
 
