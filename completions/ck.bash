@@ -171,12 +171,13 @@ _ck_needs_value() {
         return 0
     fi
     for ((k = 1; k < ${#w}; k++)); do
-        c="-${w:k:1}"
+        c="-${w:$k:1}"
         if [[ " $_ck_vopts $_ck_gvopts " == *" $c "* ]]; then
-            if ((k == ${#w} - 1)); then _ck_o="$c"; else _ck_keep "$c" "${w:k+1}"; fi
+            if ((k == ${#w} - 1)); then _ck_o="$c"; else _ck_keep "$c" "${w:$((k + 1))}"; fi
             return 0
         fi
     done
+    return 0
 }
 
 _ck() {

@@ -185,30 +185,9 @@ public enum CompletionRenderer {
             COMPREPLY+=($(compgen -W "$candidates" -- "$cur"))
         }
 
-        # Keeps a store-selecting option for _ck_dynamic.
-        _ck_keep() {
-            local value="$2"
-            [[ $value == "~/"* ]] && value="$HOME/${value#\~/}"
-            [[ " $_ck_passopts " == *" $1 "* ]] && _ck_pass+=("$1" "$value")
-            return 0
-        }
-
-        # Sets _ck_o to the option a word leaves waiting for its value (none if the value is attached).
-        _ck_needs_value() {
-            local w="$1" k c
-            _ck_o=""
-            if [[ $w == --* ]]; then
-                [[ " $_ck_vopts $_ck_gvopts " == *" $w "* ]] && _ck_o="$w"
-                return 0
-            fi
-            for ((k = 1; k < ${#w}; k++)); do
-                c="-${w:k:1}"
-                if [[ " $_ck_vopts $_ck_gvopts " == *" $c "* ]]; then
-                    if ((k == ${#w} - 1)); then _ck_o="$c"; else _ck_keep "$c" "${w:k+1}"; fi
-                    return 0
-                fi
-            done
-        }
+        """#
+        s += "\n" + sharedShellFunctions
+        s += #"""
 
         _ck() {
             local cur="${COMP_WORDS[COMP_CWORD]}" _ck_prog="${COMP_WORDS[0]}"
@@ -318,31 +297,9 @@ public enum CompletionRenderer {
             return 0
         }
 
-        # Keeps a store-selecting option for _ck_dynamic.
-        _ck_keep() {
-            local value="$2"
-            [[ $value == "~/"* ]] && value="$HOME/${value#\~/}"
-            [[ " $_ck_passopts " == *" $1 "* ]] && _ck_pass+=("$1" "$value")
-            return 0
-        }
-
-        # Sets _ck_o to the option a word leaves waiting for its value (none if the value is attached).
-        _ck_needs_value() {
-            local w="$1" k c
-            _ck_o=""
-            if [[ $w == --* ]]; then
-                [[ " $_ck_vopts $_ck_gvopts " == *" $w "* ]] && _ck_o="$w"
-                return 0
-            fi
-            for ((k = 1; k < ${#w}; k++)); do
-                c="-${w:$k:1}"
-                if [[ " $_ck_vopts $_ck_gvopts " == *" $c "* ]]; then
-                    if ((k == ${#w} - 1)); then _ck_o="$c"; else _ck_keep "$c" "${w:$((k + 1))}"; fi
-                    return 0
-                fi
-            done
-            return 0
-        }
+        """#
+        s += "\n" + sharedShellFunctions
+        s += #"""
 
         _ck() {
             local cur="${words[CURRENT]}" _ck_prog="${words[1]}"
@@ -556,4 +513,35 @@ public enum CompletionRenderer {
         if let a = action(o) { s += " " + fishCall(a) } else if o.takesValue { s += " -x" }
         return s + " -d " + fishQuote(o.help)
     }
+
+    /// Functions the bash and zsh scripts share, written once (this syntax runs in both shells).
+    static let sharedShellFunctions = #"""
+        # Keeps a store-selecting option for _ck_dynamic.
+        _ck_keep() {
+            local value="$2"
+            [[ $value == "~/"* ]] && value="$HOME/${value#\~/}"
+            [[ " $_ck_passopts " == *" $1 "* ]] && _ck_pass+=("$1" "$value")
+            return 0
+        }
+
+        # Sets _ck_o to the option a word leaves waiting for its value (none if the value is attached).
+        _ck_needs_value() {
+            local w="$1" k c
+            _ck_o=""
+            if [[ $w == --* ]]; then
+                [[ " $_ck_vopts $_ck_gvopts " == *" $w "* ]] && _ck_o="$w"
+                return 0
+            fi
+            for ((k = 1; k < ${#w}; k++)); do
+                c="-${w:$k:1}"
+                if [[ " $_ck_vopts $_ck_gvopts " == *" $c "* ]]; then
+                    if ((k == ${#w} - 1)); then _ck_o="$c"; else _ck_keep "$c" "${w:$((k + 1))}"; fi
+                    return 0
+                fi
+            done
+            return 0
+        }
+
+        """#
+
 }
