@@ -166,7 +166,7 @@ struct ModifySession {
         self.stagedAssets = stagedAssets
     }
 
-    var stamp: RecordStamp { RecordStamp(timestamp: db.store.now(), userRecordName: db.userRecordName) }
+    var stamp: RecordStamp { RecordStamp(timestamp: db.store.now(), userRecordName: db.userRecordName, deviceID: db.deviceID) }
 
     /// The state to return to when an operation fails.
     struct Mark {

@@ -10,6 +10,8 @@ public final class CKDatabase: @unchecked Sendable {
     let env: EnvironmentStore
     /// Where relative `@file` paths in field values are read from.
     public var fileBaseDirectory = FileManager.default.currentDirectoryPath
+    /// The device that writes through this database: stamped as `deviceID` in created/modified.
+    public var deviceID = RecordStamp.deviceID
 
     /// CloudKit's limit on operations in one request.
     public static let maxOperationsPerRequest = 200
