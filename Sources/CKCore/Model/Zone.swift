@@ -19,6 +19,8 @@ public struct Zone: Equatable, Sendable {
     public var created: Int64
     /// Sequence number of the zone's creation.
     public var seq: Int64
+    /// Changes up to this sequence number were compacted away: older change tokens have expired.
+    public var compactedSeq: Int64 = 0
 
     public init(zoneID: ZoneID, database: DatabaseScope, capabilities: Set<ZoneCapability>, created: Int64, seq: Int64) {
         self.zoneID = zoneID
@@ -29,12 +31,14 @@ public struct Zone: Equatable, Sendable {
     }
 
     var json: JSON {
-        .object([
+        var o: [String: JSON] = [
             "database": .string(database.rawValue), "zoneName": .string(zoneID.zoneName),
             "ownerRecordName": .string(zoneID.ownerRecordName),
             "capabilities": .array(capabilities.sorted().map { .string($0.rawValue) }),
             "created": .int(created), "seq": .int(seq),
-        ])
+        ]
+        if compactedSeq > 0 { o["compactedSeq"] = .int(compactedSeq) }
+        return .object(o)
     }
 
     init(json: JSON, path: String) throws(CKError) {
@@ -52,5 +56,6 @@ public struct Zone: Equatable, Sendable {
         }
         self.init(zoneID: ZoneID(zoneName: name, ownerRecordName: owner), database: db, capabilities: set,
                   created: json["created"]?.int64Value ?? 0, seq: json["seq"]?.int64Value ?? 0)
+        compactedSeq = json["compactedSeq"]?.int64Value ?? 0
     }
 }

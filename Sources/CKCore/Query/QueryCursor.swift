@@ -9,9 +9,7 @@ struct QueryCursor {
 
     var encoded: String {
         let json = JSON.object(["q": .string(fingerprint), "k": key.json])
-        let b64 = Data(json.serialized().utf8).base64EncodedString()
-        return QueryCursor.prefix + b64.replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
+        return QueryCursor.prefix + Base64URL.encode(Array(json.serialized().utf8))
     }
 
     init(fingerprint: String, key: SortKey) {
@@ -24,9 +22,7 @@ struct QueryCursor {
         let bad = CKError.invalid("invalid cursor: it was not made by ck, or it is damaged",
                                   hint: "pass the cursor printed by the previous page of the same query")
         guard text.hasPrefix(QueryCursor.prefix) else { throw bad }
-        var b64 = String(text.dropFirst(QueryCursor.prefix.count)).replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        while b64.count % 4 != 0 { b64 += "=" }
-        guard let data = Data(base64Encoded: b64), let json = try? JSON.parse(utf8: [UInt8](data)),
+        guard let bytes = Base64URL.decode(String(text.dropFirst(QueryCursor.prefix.count))), let json = try? JSON.parse(utf8: bytes),
               let q = json["q"]?.stringValue, let k = json["k"], let key = SortKey(json: k) else { throw bad }
         guard q == fingerprint else {
             throw CKError.invalid("this cursor belongs to another query, zone, database or environment",

@@ -1,0 +1,168 @@
+import Foundation
+
+/// One record's change in a zone's feed: its latest version, or its deletion.
+public struct RecordChange: Sendable {
+    public var recordName: String
+    public var recordType: String
+    /// The record as it is now; nil when it was deleted.
+    public var record: Record?
+    /// The change's sequence number (its position in the feed).
+    public var seq: Int64
+
+    public var isDeletion: Bool { record == nil }
+}
+
+/// What changed in one zone since a token (CKFetchRecordZoneChangesOperation, changes/zone).
+public struct ZoneChanges: Sendable {
+    public var zoneID: ZoneID
+    /// Latest change per record, oldest first.
+    public var changes: [RecordChange]
+    /// The token to pass next time.
+    public var syncToken: String
+    /// True when the limit cut the answer short: ask again with `syncToken`.
+    public var moreComing: Bool
+}
+
+/// One zone in a database's change feed.
+public struct ZoneChange: Sendable {
+    public var zoneID: ZoneID
+    public var deleted: Bool
+    public var seq: Int64
+}
+
+/// Which zones changed since a token (CKFetchDatabaseChangesOperation, changes/database).
+public struct DatabaseChanges: Sendable {
+    /// Zones created, changed or deleted, oldest change first.
+    public var zones: [ZoneChange]
+    public var syncToken: String
+    public var moreComing: Bool
+}
+
+extension CKDatabase {
+    /// The changes of a custom zone since `token` (nil = from the beginning), at most `limit` records.
+    public func zoneChanges(zone zoneName: String, since token: String? = nil, limit: Int? = nil,
+                            desiredKeys: [String]? = nil) throws(CKError) -> ZoneChanges {
+        try checkChangeFeed()
+        if let limit, limit < 1 { throw CKError.invalid("resultsLimit must be at least 1, not \(limit)") }
+        let previous = try token.map { (t) throws(CKError) -> ChangeToken in try ChangeToken(decoding: t) }
+        return try env.locked(exclusive: false) { () throws(CKError) -> ZoneChanges in
+            let zone = try resolveZone(zoneName, catalog: try env.readCatalog())
+            guard !zone.zoneID.isDefault else {
+                throw CKError.invalid("Requests for records that have changed are allowed only in custom zones, not in _defaultZone",
+                                      hint: "keep records you sync in a custom zone: 'ck zone create <name>'")
+            }
+            guard zone.capabilities.contains(.fetchChanges) else {
+                throw CKError.invalid("Zone '\(zoneName)' does not have the fetchChanges capability",
+                                      hint: "create the zone with --capabilities fetchChanges,…")
+            }
+            var since: Int64 = 0
+            if let previous {
+                try checkToken(previous, kind: .zone, zoneName: zone.zoneID.zoneName)
+                guard previous.zoneSeq == zone.seq else {
+                    throw CKError(.changeTokenExpired, "The change token belongs to an earlier zone '\(zoneName)' that was deleted",
+                                  hint: "toss the local copy of the zone and fetch again without a token")
+                }
+                since = previous.position
+            }
+            if since < zone.compactedSeq && previous != nil {
+                throw CKError(.changeTokenExpired, "The change token is too old: the history of zone '\(zoneName)' before it was compacted",
+                              hint: "toss the local copy of the zone and fetch again without a token")
+            }
+            let entries = try env.readLog(env.logPath(database: scope, zone: zone.zoneID)).entries
+            var latest: [String: LogEntry] = [:]
+            var high = since
+            for e in entries {
+                high = max(high, e.seq)
+                if e.seq > since { latest[e.recordName] = e }
+            }
+            var changes = latest.values.sorted { $0.seq < $1.seq }.map { e -> RecordChange in
+                switch e {
+                case .save(let seq, var record):
+                    if let desiredKeys { record.fields = record.fields.filter { desiredKeys.contains($0.key) } }
+                    return RecordChange(recordName: record.recordName, recordType: record.recordType, record: record, seq: seq)
+                case .delete(let seq, let name, let type, _, _):
+                    return RecordChange(recordName: name, recordType: type, record: nil, seq: seq)
+                }
+            }
+            var more = false
+            if let limit, changes.count > limit {
+                changes = Array(changes.prefix(limit))
+                more = true
+                high = changes.last?.seq ?? since
+            }
+            let next = ChangeToken(kind: .zone, environment: environment, database: scope, owner: zone.zoneID.ownerRecordName,
+                                   zoneName: zone.zoneID.zoneName, zoneSeq: zone.seq, position: max(high, zone.seq))
+            return ZoneChanges(zoneID: zone.zoneID, changes: changes, syncToken: next.encoded, moreComing: more)
+        }
+    }
+
+    /// The custom zones of this database created, changed or deleted since `token`, at most `limit` zones.
+    public func databaseChanges(since token: String? = nil, limit: Int? = nil) throws(CKError) -> DatabaseChanges {
+        try checkChangeFeed()
+        if let limit, limit < 1 { throw CKError.invalid("resultsLimit must be at least 1, not \(limit)") }
+        let previous = try token.map { (t) throws(CKError) -> ChangeToken in try ChangeToken(decoding: t) }
+        if let previous { try checkToken(previous, kind: .database, zoneName: "") }
+        let since = previous?.position ?? 0
+        return try env.locked(exclusive: false) { () throws(CKError) -> DatabaseChanges in
+            let catalog = try env.readCatalog()
+            var zones: [ZoneChange] = []
+            var high = since
+            if scope == .private {
+                for z in catalog.zones where z.database == .private && z.zoneID.ownerRecordName == userRecordName {
+                    let last = max(z.seq, try ZoneLog.lastSeq(env.logPath(database: .private, zone: z.zoneID)))
+                    high = max(high, last)
+                    if last > since { zones.append(ZoneChange(zoneID: z.zoneID, deleted: false, seq: last)) }
+                }
+                var reported = Set<ZoneID>()
+                for d in catalog.deleted.sorted(by: { $0.seq > $1.seq })
+                where d.zone.database == .private && d.zone.zoneID.ownerRecordName == userRecordName {
+                    high = max(high, d.seq)
+                    // A zone deleted twice since the token is reported once, at its last deletion.
+                    if d.seq > since && reported.insert(d.zone.zoneID).inserted {
+                        zones.append(ZoneChange(zoneID: d.zone.zoneID, deleted: true, seq: d.seq))
+                    }
+                }
+            }
+            // Deletions sort before a re-creation of the same zone with the same number: the client wipes, then refetches.
+            zones.sort { ($0.seq, $0.deleted ? 0 : 1, $0.zoneID.zoneName) < ($1.seq, $1.deleted ? 0 : 1, $1.zoneID.zoneName) }
+            var more = false
+            if let limit, zones.count > limit {
+                zones = Array(zones.prefix(limit))
+                more = true
+                high = zones.last?.seq ?? since
+            }
+            let next = ChangeToken(kind: .database, environment: environment, database: scope, owner: userRecordName, position: high)
+            return DatabaseChanges(zones: zones, syncToken: next.encoded, moreComing: more)
+        }
+    }
+
+    /// Change feeds exist in the private and shared databases only.
+    func checkChangeFeed() throws(CKError) {
+        if scope == .public {
+            throw CKError.invalid("The public database has no change feed: fetching changes works in the private and shared databases",
+                                  hint: "query the public database instead, or use --db private")
+        }
+    }
+
+    /// A token is refused when it was made for another environment, database, user, kind or zone.
+    func checkToken(_ t: ChangeToken, kind: ChangeToken.Kind, zoneName: String) throws(CKError) {
+        let mismatch: String?
+        if t.kind != kind {
+            mismatch = t.kind == .zone ? "it is a zone token, not a database token" : "it is a database token, not a zone token"
+        } else if t.environment != environment {
+            mismatch = "it was made in \(t.environment.rawValue), not \(environment.rawValue)"
+        } else if t.database != scope {
+            mismatch = "it was made for the \(t.database.rawValue) database, not \(scope.rawValue)"
+        } else if t.owner != userRecordName {
+            mismatch = "it was made for another user"
+        } else if kind == .zone && t.zoneName != zoneName {
+            mismatch = "it was made for zone '\(Names.describe(t.zoneName))', not '\(zoneName)'"
+        } else {
+            mismatch = nil
+        }
+        if let mismatch {
+            throw CKError.invalid("this change token does not fit: \(mismatch)",
+                                  hint: "database and zone tokens are not interchangeable; pass the token the same call printed")
+        }
+    }
+}
