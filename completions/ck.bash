@@ -8,7 +8,7 @@ _ck_passopts='--data-dir --container -c --env -e --db --zone -z --as'
 # Sets _ck_subs, _ck_opts, _ck_vopts (options taking a value) and _ck_rt (argument index of a record type) for a command path.
 _ck_info() {
     case "$1" in
-        '') _ck_subs='init container zone record query schema export import doctor help man completion' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
+        '') _ck_subs='init container zone record query changes schema export import doctor gc help man completion' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
         'init') _ck_subs='' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
         'container') _ck_subs='create list use show delete' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
         'container create') _ck_subs='' _ck_opts='--use' _ck_vopts='' _ck_rt='' ;;
@@ -26,6 +26,9 @@ _ck_info() {
         'record fetch') _ck_subs='' _ck_opts='--keys' _ck_vopts='--keys' _ck_rt='' ;;
         'record delete') _ck_subs='' _ck_opts='--yes -y --if-tag' _ck_vopts='--if-tag' _ck_rt='' ;;
         'query') _ck_subs='' _ck_opts='--arg --sort --limit --cursor --all --keys --zone-wide --filters-json --filters --explain' _ck_vopts='--arg --sort --limit --cursor --keys --filters-json --filters' _ck_rt='0' ;;
+        'changes') _ck_subs='zone database' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
+        'changes zone') _ck_subs='' _ck_opts='--since --limit --keys' _ck_vopts='--since --limit --keys' _ck_rt='' ;;
+        'changes database') _ck_subs='' _ck_opts='--since --limit' _ck_vopts='--since --limit' _ck_rt='' ;;
         'schema') _ck_subs='show export import validate diff deploy reset index fmt' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
         'schema show') _ck_subs='' _ck_opts='' _ck_vopts='' _ck_rt='0' ;;
         'schema export') _ck_subs='' _ck_opts='--file' _ck_vopts='--file' _ck_rt='' ;;
@@ -39,6 +42,7 @@ _ck_info() {
         'export') _ck_subs='' _ck_opts='--file' _ck_vopts='--file' _ck_rt='' ;;
         'import') _ck_subs='' _ck_opts='--replace' _ck_vopts='' _ck_rt='' ;;
         'doctor') _ck_subs='' _ck_opts='--repair' _ck_vopts='' _ck_rt='' ;;
+        'gc') _ck_subs='' _ck_opts='--dry-run' _ck_vopts='' _ck_rt='' ;;
         'help') _ck_subs='' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
         'man') _ck_subs='' _ck_opts='--dir' _ck_vopts='--dir' _ck_rt='' ;;
         'completion') _ck_subs='' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
@@ -59,6 +63,7 @@ _ck_value() {
         'record fetch:--keys') _ck_dynamic field "$_ck_rtype" ;;
         'query:--sort') _ck_dynamic field "$_ck_rtype" ;;
         'query:--keys') _ck_dynamic field "$_ck_rtype" ;;
+        'changes zone:--keys') _ck_dynamic field "$_ck_rtype" ;;
         'schema export:--file') _ck_files ;;
         'schema diff:--from') _ck_words 'development production' ;;
         'schema diff:--to') _ck_words 'development production' ;;
@@ -108,6 +113,9 @@ _ck_positional() {
         'query')
             if (( $2 == 0 )); then _ck_dynamic recordType; fi
             ;;
+        'changes zone')
+            if (( $2 == 0 )); then _ck_dynamic zone; fi
+            ;;
         'schema show')
             if (( $2 == 0 )); then _ck_dynamic recordType; fi
             ;;
@@ -126,6 +134,12 @@ _ck_positional() {
             ;;
         'import')
             if (( $2 == 0 )); then _ck_files; fi
+            ;;
+        'help')
+            if (( $2 >= 0 )); then _ck_words 'environment exit-codes formats predicates store init container zone record query changes schema export import doctor gc help man completion'; fi
+            ;;
+        'completion')
+            if (( $2 == 0 )); then _ck_words 'bash zsh fish'; fi
             ;;
     esac
 }

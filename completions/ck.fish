@@ -7,7 +7,7 @@ function __ck_info --description 'Subcommands, options taking a value and record
     set -g __ck_rt
     switch "p:$argv[1]"
         case 'p:'
-            set -g __ck_subs init container zone record query schema export import doctor help man completion
+            set -g __ck_subs init container zone record query changes schema export import doctor gc help man completion
         case 'p:container'
             set -g __ck_subs create list use show delete
         case 'p:zone'
@@ -26,6 +26,12 @@ function __ck_info --description 'Subcommands, options taking a value and record
         case 'p:query'
             set -a __ck_vopts --arg --sort --limit --cursor --keys --filters-json --filters
             set -g __ck_rt 1
+        case 'p:changes'
+            set -g __ck_subs zone database
+        case 'p:changes zone'
+            set -a __ck_vopts --since --limit --keys
+        case 'p:changes database'
+            set -a __ck_vopts --since --limit
         case 'p:schema'
             set -g __ck_subs show export import validate diff deploy reset index fmt
         case 'p:schema show'
@@ -131,10 +137,12 @@ complete -c ck -n '__ck_arg \'\' 0' -a 'container' -d 'Create, list, select, sho
 complete -c ck -n '__ck_arg \'\' 0' -a 'zone' -d 'Create, list, show and delete record zones.'
 complete -c ck -n '__ck_arg \'\' 0' -a 'record' -d 'Save, fetch and delete records.'
 complete -c ck -n '__ck_arg \'\' 0' -a 'query' -d 'Query records of a type with CloudKit\'s NSPredicate subset.'
+complete -c ck -n '__ck_arg \'\' 0' -a 'changes' -d 'Fetch what changed in a zone or a database since a change token.'
 complete -c ck -n '__ck_arg \'\' 0' -a 'schema' -d 'Show, export, import, validate, diff, deploy and reset the schema.'
 complete -c ck -n '__ck_arg \'\' 0' -a 'export' -d 'Write an environment as one JSON fixtures document.'
 complete -c ck -n '__ck_arg \'\' 0' -a 'import' -d 'Load a JSON fixtures document into an environment.'
 complete -c ck -n '__ck_arg \'\' 0' -a 'doctor' -d 'Check a store\'s files and say what is wrong and how to fix it.'
+complete -c ck -n '__ck_arg \'\' 0' -a 'gc' -d 'Compact zone logs and remove assets no record refers to.'
 complete -c ck -n '__ck_arg \'\' 0' -a 'help' -d 'Show help for a command or a topic.'
 complete -c ck -n '__ck_arg \'\' 0' -a 'man' -d 'Print or write ck\'s manual pages.'
 complete -c ck -n '__ck_arg \'\' 0' -a 'completion' -d 'Print a shell completion script for bash, zsh or fish.'
@@ -189,6 +197,14 @@ complete -c ck -n '__ck_at \'query\'' -l filters-json -x -d 'Web Services filter
 complete -c ck -n '__ck_at \'query\'' -l filters -x -d 'cktool filter "FIELD OP VALUE", e.g. "price > 4.60" (repeatable).'
 complete -c ck -n '__ck_at \'query\'' -l explain -d 'Print the parsed predicate, bound values, filters and needed indexes; run nothing.'
 complete -c ck -n '__ck_arg \'query\' 0' -x -a '(__ck_dynamic recordType)' -d 'Record type.'
+complete -c ck -n '__ck_arg \'changes\' 0' -a 'zone' -d 'Records saved or deleted in a custom zone since a token.'
+complete -c ck -n '__ck_arg \'changes\' 0' -a 'database' -d 'Custom zones created, changed or deleted since a token.'
+complete -c ck -n '__ck_at \'changes zone\'' -l since -x -d 'Changes after this syncToken (from the previous call); omit to start from the beginning.'
+complete -c ck -n '__ck_at \'changes zone\'' -l limit -x -d 'At most n items (resultsLimit); moreComing says when to ask again.'
+complete -c ck -n '__ck_at \'changes zone\'' -l keys -x -a '(__ck_dynamic field)' -d 'Only these fields (desiredKeys); an empty list gives system fields only.'
+complete -c ck -n '__ck_arg \'changes zone\' 0' -x -a '(__ck_dynamic zone)' -d 'Zone name (default: --zone).'
+complete -c ck -n '__ck_at \'changes database\'' -l since -x -d 'Changes after this syncToken (from the previous call); omit to start from the beginning.'
+complete -c ck -n '__ck_at \'changes database\'' -l limit -x -d 'At most n items (resultsLimit); moreComing says when to ask again.'
 complete -c ck -n '__ck_arg \'schema\' 0' -a 'show' -d 'Show record types, or one type\'s fields and indexes.'
 complete -c ck -n '__ck_arg \'schema\' 0' -a 'export' -d 'Print the schema in the .ckdb language (cktool\'s export layout).'
 complete -c ck -n '__ck_arg \'schema\' 0' -a 'import' -d 'Make a .ckdb file the development schema.'
@@ -220,7 +236,10 @@ complete -c ck -n '__ck_at \'export\'' -l file -r -F -d 'Write to <file> instead
 complete -c ck -n '__ck_at \'import\'' -l replace -d 'Replace what the environment holds.'
 complete -c ck -n '__ck_arg \'import\' 0' -r -F -d 'The document (\'-\' for stdin).'
 complete -c ck -n '__ck_at \'doctor\'' -l repair -d 'Move bad data aside and rebuild what can be rebuilt.'
+complete -c ck -n '__ck_at \'gc\'' -l dry-run -d 'Say what would be compacted and removed; change nothing.'
+complete -c ck -n '__ck_arg \'help\' 0+' -x -a 'environment exit-codes formats predicates store init container zone record query changes schema export import doctor gc help man completion' -d 'A topic or a command path.'
 complete -c ck -n '__ck_at \'man\'' -l dir -x -a '(__fish_complete_directories (commandline -ct))' -d 'Write every page into <dir>.'
+complete -c ck -n '__ck_arg \'completion\' 0' -x -a 'bash zsh fish' -d 'bash, zsh or fish.'
 complete -c ck -l data-dir -x -a '(__fish_complete_directories (commandline -ct))' -d 'Use the store at <dir> (env CK_DATA_DIR; default: nearest .ck/, else ~/.local/share/ck).'
 complete -c ck -l container -s c -x -a '(__ck_dynamic container)' -d 'Container to use (env CK_CONTAINER; default: the store\'s current container).'
 complete -c ck -l env -s e -x -a 'development production' -d 'Environment (env CK_ENV; default: development).'

@@ -38,6 +38,9 @@ import Testing
         #expect(try Self.bashComplete(["ck", "record", "s"], sandbox: s, bash: bash) == ["save"])
         #expect(try Self.bashComplete(["ck", "-e", ""], sandbox: s, bash: bash) == ["development", "production"])
         #expect(try Self.bashComplete(["ck", "--o"], sandbox: s, bash: bash) == ["--output"])
+        #expect(try Self.bashComplete(["ck", "completion", ""], sandbox: s, bash: bash) == ["bash", "zsh", "fish"])
+        #expect(try Self.bashComplete(["ck", "help", "ex"], sandbox: s, bash: bash) == ["exit-codes", "export"])
+        #expect(try Self.bashComplete(["ck", "help", "pre"], sandbox: s, bash: bash) == ["predicates"])
         #expect(try Self.bashComplete(["ck", "schema", "diff", "--to", "p"], sandbox: s, bash: bash) == ["production"])
         #expect(try Self.bashComplete([Sandbox.binary, "query", ""], sandbox: s, bash: bash) == [])
         #expect(try s.ck("record", "save", "Note", "--name", "n1", "title=Hi").status == 0)
@@ -69,5 +72,8 @@ import Testing
         let r = try s.run(["-c", "source $argv[1]/ck.fish; and complete -C 'ck record s'", Self.completions], program: fish)
         #expect(r.status == 0 && r.stderr.isEmpty, "fish: \(r.stdout)\(r.stderr)")
         #expect(r.stdout.hasPrefix("save\t"), "fish offered: \(r.stdout)")
+        let shells = try s.run(["-c", "source $argv[1]/ck.fish; and complete -C 'ck completion '", Self.completions], program: fish)
+        #expect(shells.stdout.split(separator: "\n").map { $0.split(separator: "\t").first.map(String.init) ?? "" }.sorted() == ["bash", "fish", "zsh"],
+                "fish offered: \(shells.stdout)")
     }
 }

@@ -6,7 +6,7 @@ enum CompletionCommand {
     static let spec = CommandSpec(
         "completion", summary: "Print a shell completion script for bash, zsh or fish.",
         discussion: "The script completes commands, options and their values from the same command tree as --help. Containers, zones, record types, fields, record names and users come from the store: the script asks ck for them, honouring --data-dir, --container, --env, --db, --zone and --as on the line and the CK_ environment variables.",
-        arguments: [ArgumentSpec("shell", help: "bash, zsh or fish.")],
+        arguments: [ArgumentSpec("shell", help: "bash, zsh or fish.", choices: CompletionRenderer.Shell.allCases.map(\.rawValue))],
         examples: [("source <(ck completion bash)", "Complete ck in the current bash."),
                    ("ck completion zsh > \"${fpath[1]}/_ck\"", "Install the zsh completion."),
                    ("ck completion fish > ~/.config/fish/completions/ck.fish", "Install the fish completion.")],

@@ -5,8 +5,11 @@ enum HelpCommand {
     static let spec = CommandSpec(
         "help", summary: "Show help for a command or a topic.",
         discussion: "Topics: \(topics.keys.sorted().joined(separator: ", ")). Any command path works too, e.g. 'ck help record save'.",
-        arguments: [ArgumentSpec("topic", help: "A topic or a command path.", optional: true, repeatable: true)],
+        arguments: [ArgumentSpec("topic", help: "A topic or a command path.", optional: true, repeatable: true,
+                                 completion: .command, choices: topicNames)],
         run: run)
+
+    static var topicNames: [String] { topics.keys.sorted() }
 
     static let topics: [String: @Sendable () -> String] = [
         "exit-codes": exitCodes,

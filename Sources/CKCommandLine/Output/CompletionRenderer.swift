@@ -57,7 +57,11 @@ public enum CompletionRenderer {
     }
 
     static func action(_ o: OptionSpec) -> Action? { o.takesValue ? action(choices: o.choices, completion: o.completion) : nil }
-    static func action(_ a: ArgumentSpec) -> Action? { action(choices: [], completion: a.completion) }
+    static func action(_ a: ArgumentSpec, root: CommandSpec) -> Action? {
+        // `ck help <TAB>`: the argument's own words (topics) and the tree's nouns.
+        if a.completion == .command { return .words(a.choices + root.visibleSubcommands.map(\.name)) }
+        return action(choices: a.choices, completion: a.completion)
+    }
 
     /// Every command a user can reach: the root and its visible descendants, depth first.
     static func nodes(_ root: CommandSpec) -> [CommandSpec] {
@@ -140,7 +144,7 @@ public enum CompletionRenderer {
         for c in all {
             var branches: [String] = []
             for (i, arg) in c.arguments.enumerated() {
-                guard let a = action(arg) else { continue }
+                guard let a = action(arg, root: root) else { continue }
                 let test = arg.repeatable ? "$2 >= \(i)" : "$2 == \(i)"
                 branches.append("if (( \(test) )); then " + posixCall(a) + "; fi")
             }
@@ -496,7 +500,7 @@ public enum CompletionRenderer {
                 s += "complete -c ck -n \(at)" + fishOption(o) + "\n"
             }
             for (i, arg) in c.arguments.enumerated() {
-                guard let a = action(arg) else { continue }
+                guard let a = action(arg, root: root) else { continue }
                 let cond = fishQuote("__ck_arg " + quote(path) + " " + String(i) + (arg.repeatable ? "+" : ""))
                 s += "complete -c ck -n \(cond) \(fishCall(a)) -d \(fishQuote(arg.help))\n"
             }

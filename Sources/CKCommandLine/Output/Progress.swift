@@ -4,20 +4,33 @@ struct Progress {
     let total: Int
     let verb: String
     let enabled: Bool
+    let bytes: Bool
 
     /// Work shorter than this shows nothing: a line that flashes by only adds noise.
     static let threshold = 1_000
+    /// The same for work counted in bytes.
+    static let byteThreshold = 4 << 20
 
-    init(_ inv: Invocation, total: Int, verb: String) {
+    /// Progress over `total` items, or over `total` bytes when `bytes` is true.
+    init(_ inv: Invocation, total: Int, verb: String, bytes: Bool = false) {
         self.inv = inv
         self.total = total
         self.verb = verb
-        enabled = inv.terminal.stderrIsTTY && !inv.quiet && total >= Progress.threshold
+        self.bytes = bytes
+        enabled = inv.terminal.stderrIsTTY && !inv.quiet && total >= (bytes ? Progress.byteThreshold : Progress.threshold)
     }
 
     func update(_ done: Int) {
         guard enabled else { return }
-        inv.terminal.writeErr("\rck: \(verb) \(min(done, total)) of \(total) (\(min(done, total) * 100 / max(total, 1))%)")
+        let d = min(done, total)
+        let amount = bytes ? "\(Progress.megabytes(d)) of \(Progress.megabytes(total)) MB" : "\(d) of \(total)"
+        inv.terminal.writeErr("\rck: \(verb) \(amount) (\(d * 100 / max(total, 1))%)")
+    }
+
+    /// Megabytes with one decimal.
+    static func megabytes(_ n: Int) -> String {
+        let tenths = (n * 10 + (1 << 19)) >> 20
+        return "\(tenths / 10).\(tenths % 10)"
     }
 
     /// Ends the line so later messages start on their own.

@@ -1,6 +1,6 @@
 /// What a shell can complete for a value.
 public enum CompletionKind: String, Sendable {
-    case none, file, directory, container, zone, recordType, field, recordName, user
+    case none, file, directory, command, container, zone, recordType, field, recordName, user
 }
 
 /// One option of a command (or a global option).
@@ -46,13 +46,17 @@ public struct ArgumentSpec: Sendable {
     public var optional = false
     public var repeatable = false
     public var completion: CompletionKind = .none
+    /// Values completion offers (the argument may still take others, e.g. a command path).
+    public var choices: [String] = []
 
-    public init(_ name: String, help: String, optional: Bool = false, repeatable: Bool = false, completion: CompletionKind = .none) {
+    public init(_ name: String, help: String, optional: Bool = false, repeatable: Bool = false, completion: CompletionKind = .none,
+                choices: [String] = []) {
         self.name = name
         self.help = help
         self.optional = optional
         self.repeatable = repeatable
         self.completion = completion
+        self.choices = choices
     }
 
     /// `<name>`, `[<name>]`, `<name> ...`.

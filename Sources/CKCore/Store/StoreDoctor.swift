@@ -171,7 +171,7 @@ public struct StoreDoctor {
             if repair, let dest = moveAside(path) {
                 note(.warning, path, "asset no live record refers to", fix: "moved to \(dest)", repaired: true)
             } else {
-                note(.warning, path, "asset no live record refers to", fix: "'ck doctor --repair' moves it into lost+found")
+                note(.warning, path, "asset no live record refers to", fix: "'ck gc' removes it, or 'ck doctor --repair' moves it into lost+found")
             }
         }
         // Leftovers and strangers.

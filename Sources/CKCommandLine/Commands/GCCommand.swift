@@ -1,0 +1,39 @@
+import CKCore
+
+/// `ck gc`: compacts zone logs and removes assets nothing refers to.
+enum GCCommand {
+    static let spec = CommandSpec(
+        "gc", summary: "Compact zone logs and remove assets no record refers to.",
+        discussion: "Each zone log is an append-only history. gc rewrites every log of the environment chosen with -e to its live records only (same records, change tags and sequence numbers; temp file, fsync, rename) and removes asset files no live record refers to. The history it drops is gone: a change token older than a zone's compaction answers changeTokenExpired (exit 9), as CloudKit does when it no longer has the history a token points into. With --dry-run nothing changes.",
+        options: [OptionSpec("dry-run", help: "Say what would be compacted and removed; change nothing.")],
+        examples: [("ck gc --dry-run", "How much the development environment would shrink."),
+                   ("ck -e production gc", "Compact production.")],
+        run: run)
+
+    static func run(_ inv: Invocation) throws -> Int32 {
+        guard inv.positionals.isEmpty else { throw UsageError("gc takes no arguments", command: inv.command.path) }
+        let env = try inv.environment()
+        let dryRun = inv.parsed.flag("dry-run")
+        var progress: Progress? = nil
+        let r = try inv.container().collectGarbage(env, dryRun: dryRun) { done, total in
+            if progress == nil { progress = Progress(inv, total: total, verb: "compacting", bytes: true) }
+            progress?.update(done)
+        }
+        progress?.finish()
+        let json = JSON.object([
+            "environment": .string(env.rawValue), "dryRun": .bool(dryRun),
+            "logs": .int(Int64(r.logs)), "compacted": .int(Int64(r.compacted)),
+            "linesBefore": .int(Int64(r.linesBefore)), "linesAfter": .int(Int64(r.linesAfter)),
+            "bytesBefore": .int(Int64(r.bytesBefore)), "bytesAfter": .int(Int64(r.bytesAfter)),
+            "assetsRemoved": .int(Int64(r.assetsRemoved)), "assetBytesRemoved": .int(Int64(r.assetBytesRemoved)),
+        ])
+        let verb = dryRun ? "Would compact" : "Compacted"
+        let assets = dryRun ? "would remove" : "removed"
+        try inv.report(json,
+                       plain: "\(r.compacted)\t\(r.linesBefore)\t\(r.linesAfter)\t\(r.bytesBefore)\t\(r.bytesAfter)\t\(r.assetsRemoved)",
+                       table: "\(verb) \(r.compacted) of \(r.logs) zone log\(r.logs == 1 ? "" : "s") in \(env.rawValue): "
+                           + "\(r.linesBefore) → \(r.linesAfter) lines, \(r.bytesBefore) → \(r.bytesAfter) bytes; "
+                           + "\(assets) \(r.assetsRemoved) unused asset\(r.assetsRemoved == 1 ? "" : "s")")
+        return ExitCode.success
+    }
+}
