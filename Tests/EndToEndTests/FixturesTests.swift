@@ -15,6 +15,24 @@ import Testing
         return s
     }
 
+    @Test func importWithoutContainerSeedsTheDocumentsContainer() throws {
+        let s = try Sandbox()
+        try s.ck("container", "create", "iCloud.com.example.Notes")
+        try s.ck("-c", "iCloud.com.example.Notes", "record", "save", "Note", "--name", "n", "t=1")
+        try s.write(try s.ck("-c", "iCloud.com.example.Notes", "export").stdout, to: "notes.json")
+        let fresh = try Sandbox()
+        let r = try fresh.run(["import", s.dir + "/notes.json", "-o", "table"])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stderr == "ck: created container iCloud.com.example.Notes\n")
+        #expect(r.stdout == "Imported 1 record, 0 zones and 0 assets into iCloud.com.example.Notes (development)\n")
+        #expect(try fresh.ck("-c", "iCloud.com.example.Notes", "record", "fetch", "n").status == 0)
+        #expect(try fresh.ck("record", "fetch", "n").status == 3, "the current container is unchanged")
+        // -c chooses the target.
+        let other = try Sandbox()
+        #expect(try other.run(["-c", "iCloud.ck.default", "import", s.dir + "/notes.json"]).status == 0)
+        #expect(try other.ck("record", "fetch", "n").status == 0)
+    }
+
     @Test func exportImportExportIsIdentical() throws {
         let s = try seeded()
         let first = try s.ck("export")
@@ -23,7 +41,7 @@ import Testing
         let fresh = try Sandbox()
         let imported = try fresh.run(["import", s.dir + "/dev.json", "-o", "table"])
         #expect(imported.status == 0, "\(imported.stderr)")
-        #expect(imported.stdout == "Imported 4 records, 1 zone and 1 asset into development\n")
+        #expect(imported.stdout == "Imported 4 records, 1 zone and 1 asset into iCloud.ck.default (development)\n")
         #expect(try fresh.ck("export").stdout == first.stdout)
         #expect(try fresh.ck("-z", "Work", "record", "fetch", "t1").stdout.hasPrefix("t1\tTask\t"))
         #expect(try fresh.ck("--as", "bob", "record", "fetch", "b1").status == 0)

@@ -13,7 +13,7 @@ enum FixturesCommands {
 
     static let importSpec = CommandSpec(
         "import", summary: "Load a JSON fixtures document into an environment.",
-        discussion: "The whole document is checked first: if any part is invalid, nothing is written and every problem is listed with its JSON path. The environment must be empty unless --replace is given, which replaces its records, zones and schema.",
+        discussion: "The whole document is checked first: if any part is invalid, nothing is written and every problem is listed with its JSON path. It goes into the container named by -c, else into the container the document names (created if the store lacks it). The environment must be empty unless --replace is given, which replaces its records, zones and schema.",
         arguments: [ArgumentSpec("file", help: "The document ('-' for stdin).", completion: .file)],
         options: [OptionSpec("replace", help: "Replace what the environment holds.")],
         examples: [("ck import fixtures/dev.json", "Seed a fresh store."),
@@ -36,11 +36,21 @@ enum FixturesCommands {
             throw CKError(.invalidArguments, "\(label):\(e.line):\(e.column): invalid JSON: \(e.message)", hint: "nothing was imported")
         }
         let env = try inv.environment()
-        let s = try inv.container().importFixtures(doc, into: env, replace: inv.parsed.flag("replace"), label: label)
+        // Without -c, the document's own container is seeded (made if missing): one command fills a fresh store.
+        var container = try inv.container()
+        if inv.setting("container", env: "CK_CONTAINER") == nil, let id = doc["container"]?.stringValue, id != container.identifier {
+            let store = try inv.store()
+            if try !store.containerIDs().contains(id) {
+                try store.createContainer(id)
+                inv.note("created container \(id)")
+            }
+            container = try store.container(id)
+        }
+        let s = try container.importFixtures(doc, into: env, replace: inv.parsed.flag("replace"), label: label)
         try inv.report(.object(["zones": .int(Int64(s.zones)), "records": .int(Int64(s.records)), "assets": .int(Int64(s.assets)),
                                 "users": .int(Int64(s.users))]),
                        plain: "\(s.records)\t\(s.zones)\t\(s.assets)",
-                       table: "Imported \(s.records) record\(s.records == 1 ? "" : "s"), \(s.zones) zone\(s.zones == 1 ? "" : "s") and \(s.assets) asset\(s.assets == 1 ? "" : "s") into \(env.rawValue)")
+                       table: "Imported \(s.records) record\(s.records == 1 ? "" : "s"), \(s.zones) zone\(s.zones == 1 ? "" : "s") and \(s.assets) asset\(s.assets == 1 ? "" : "s") into \(container.identifier) (\(env.rawValue))")
         return ExitCode.success
     }
 }

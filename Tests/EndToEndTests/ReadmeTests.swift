@@ -1,0 +1,140 @@
+import Foundation
+import Testing
+
+/// Runs every command the README shows and compares what it prints with what the README says it prints,
+/// so the README cannot drift from the tool. `CK_UPDATE_GOLDEN=1` writes the real outputs back.
+@Suite struct ReadmeTests {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let readmePath = root.appendingPathComponent("README.md").path
+    /// Where the README says the tour runs; the sandbox's home is shown as this.
+    static let shownHome = "/home/me"
+
+    /// One `$ command` of a console block, its continuation lines (`> …`), and the output shown under it.
+    struct Step {
+        var command: String
+        var expected: [String]
+        /// Line range of the expected output in the README (to rewrite it).
+        var outputLines: Range<Int>
+    }
+
+    /// The steps of every ```console block, in order.
+    static func steps(_ lines: [String]) -> [Step] {
+        var out: [Step] = []
+        var inBlock = false
+        for (i, line) in lines.enumerated() {
+            if !inBlock { inBlock = line == "```console"; continue }
+            if line == "```" { inBlock = false; continue }
+            if line.hasPrefix("$ ") {
+                out.append(Step(command: String(line.dropFirst(2)), expected: [], outputLines: (i + 1)..<(i + 1)))
+            } else if line.hasPrefix("> "), var last = out.last, last.expected.isEmpty {
+                last.command += "\n" + line.dropFirst(2)
+                last.outputLines = (i + 1)..<(i + 1)
+                out[out.count - 1] = last
+            } else if var last = out.last {
+                last.expected.append(line)
+                last.outputLines = last.outputLines.lowerBound..<(i + 1)
+                out[out.count - 1] = last
+            }
+        }
+        return out
+    }
+
+    /// Times, timestamps and UUIDs differ on every run; everything else must match.
+    static func normalized(_ text: String) -> String {
+        var s = text
+        let patterns = [
+            (#"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z"#, "<time>"),
+            (#"\b1[6-9]\d{11}\b"#, "<ms>"),
+            (#"[0-9A-F]{8}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{12}"#, "<uuid>"),
+        ]
+        for (p, r) in patterns { s = s.replacingOccurrences(of: p, with: r, options: .regularExpression) }
+        return s
+    }
+
+    /// Runs all steps in one bash session (variables and files carry over), in `<home>/notes-app`,
+    /// with output as on a terminal (table) and no colour; returns each step's stdout and stderr, merged.
+    static func run(_ steps: [Step], sandbox s: Sandbox) throws -> [String] {
+        let home = s.dir + "/home"
+        let work = home + "/notes-app"
+        try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
+        // `$?` after a step is the step's status, as in a terminal: the marker line must not reset it.
+        var script = "cd \(work)\nckstatus=0\n"
+        for (i, step) in steps.enumerated() {
+            script += "printf '@@ck-readme-step %d@@\\n' \(i)\n(exit $ckstatus)\n{ \(step.command)\n} 2>&1\nckstatus=$?\n"
+        }
+        try script.write(toFile: s.dir + "/tour.sh", atomically: true, encoding: .utf8)
+        let bin = URL(fileURLWithPath: Sandbox.binary).deletingLastPathComponent().path
+        let r = try s.run([s.dir + "/tour.sh"], stdin: "", cwd: work, program: "/bin/bash",
+                          env: ["PATH": bin + ":/usr/bin:/bin", "CK_OUTPUT": "table", "NO_COLOR": "1", "TERM": "dumb",
+                                "CK_DATA_DIR": ""])
+        #expect(r.stderr.isEmpty, "the tour script itself failed: \(r.stderr)")
+        var outputs = Array(repeating: "", count: steps.count)
+        var current = -1
+        var all = r.stdout.split(separator: "\n", omittingEmptySubsequences: false)
+        if all.last == "" { all.removeLast() }
+        for line in all {
+            if line.hasPrefix("@@ck-readme-step "), let n = Int(line.dropFirst("@@ck-readme-step ".count).dropLast(2)) {
+                current = n
+                continue
+            }
+            if current >= 0 { outputs[current] += line + "\n" }
+        }
+        return outputs.map { o in
+            var t = o.replacingOccurrences(of: home, with: shownHome)
+            if t.hasSuffix("\n") { t.removeLast() }
+            return t
+        }
+    }
+
+    @Test func everyTourCommandPrintsWhatTheReadmeShows() throws {
+        let text = try String(contentsOfFile: Self.readmePath, encoding: .utf8)
+        var lines = text.components(separatedBy: "\n")
+        let steps = Self.steps(lines)
+        // The tour walks the notes app end to end: each of these must appear as a command.
+        for part in ["ck container create", "ck zone create", "ck record save", "ck record fetch", "--if-tag", "ck query",
+                     "ck schema deploy", "ck export", "import"] {
+            #expect(steps.contains { $0.command.hasPrefix(part) || $0.command.contains(" " + part) }, "the tour has no `\(part)` step")
+        }
+        let s = try Sandbox(store: false)
+        let outputs = try Self.run(steps, sandbox: s)
+        if ProcessInfo.processInfo.environment["CK_UPDATE_GOLDEN"] == "1" {
+            for (step, out) in zip(steps, outputs).reversed() {
+                lines.replaceSubrange(step.outputLines, with: out.isEmpty ? [] : out.components(separatedBy: "\n"))
+            }
+            try lines.joined(separator: "\n").write(toFile: Self.readmePath, atomically: true, encoding: .utf8)
+            return
+        }
+        for (step, out) in zip(steps, outputs) {
+            let want = Self.normalized(step.expected.joined(separator: "\n"))
+            let got = Self.normalized(out)
+            #expect(got == want, "README command `\(step.command)` printed:\n\(out)\n--- but the README shows:\n\(step.expected.joined(separator: "\n"))")
+        }
+    }
+
+    @Test func theFirstCommandPrintsWhatTheReadmeShows() throws {
+        // The README's first block builds and runs `ck record save Note title="Hello CloudKit"` on a fresh machine;
+        // the block after it shows the output.
+        let text = try String(contentsOfFile: Self.readmePath, encoding: .utf8)
+        let blocks = text.components(separatedBy: "```")
+        #expect(blocks.count > 4)
+        #expect(blocks[1].contains("swift run -c release ck record save Note title=\"Hello CloudKit\""))
+        #expect(blocks[1].contains("\nswift test\n"))
+        let shown = blocks[3].trimmingCharacters(in: .newlines)
+        let s = try Sandbox(store: false)
+        let r = try s.ck("record", "save", "Note", "title=Hello CloudKit", "-o", "table")
+        #expect(r.status == 0)
+        #expect(Self.normalized(r.stdout.trimmingCharacters(in: .newlines)) == Self.normalized(shown))
+        #expect(FileManager.default.fileExists(atPath: s.dir + "/home/.local/share/ck/ck.json"), "the user store is made on first use")
+        let version = try s.ck("--version")
+        #expect(text.contains("ck --version                            # \(version.stdout.trimmingCharacters(in: .newlines))"))
+    }
+
+    @Test func stepParsingKeepsContinuationLinesAndOutputs() {
+        let lines = ["text", "```console", "$ cat > a <<'EOF'", "> one", "> EOF", "$ cat a", "one", "```", "$ not run"]
+        let steps = Self.steps(lines)
+        #expect(steps.count == 2)
+        #expect(steps[0].command == "cat > a <<'EOF'\none\nEOF")
+        #expect(steps[0].expected.isEmpty)
+        #expect(steps[1].command == "cat a" && steps[1].expected == ["one"] && steps[1].outputLines == 6..<7)
+    }
+}
