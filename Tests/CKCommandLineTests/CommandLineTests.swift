@@ -154,6 +154,22 @@ final class Harness {
         #expect(quiet.isEmpty)
     }
 
+    @Test func gcShowsProgressInMegabytesOnlyOnATerminal() throws {
+        let dir = NSTemporaryDirectory() + "ck-progress-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let text = String(repeating: "x", count: 4_000)
+        let lines = (0..<1_200).map { #"{"recordName":"r\#($0)","recordType":"Note","fields":{"t":{"value":"\#(text)"}}}"# }
+            .joined(separator: "\n")
+        let env = ["CK_DATA_DIR": dir + "/store"]
+        #expect(try run(["record", "save", "--batch", "-"], stdin: lines, stderrIsTTY: false, env: env).0 == 0)
+        let (code, err) = try run(["gc"], stdin: "", stderrIsTTY: true, env: env)
+        #expect(code == 0)
+        #expect(err.hasPrefix("\rck: compacting "), "\(err)")
+        #expect(err.hasSuffix(" MB (100%)\n"), "\(err)")
+        #expect(try run(["gc"], stdin: "", stderrIsTTY: false, env: env).1.isEmpty)
+        #expect(try run(["gc", "-q"], stdin: "", stderrIsTTY: true, env: env).1.isEmpty)
+    }
+
     @Test func colourOnlyOnATerminalAndNeverWithNoColor() throws {
         let (_, tty) = try run(["record", "fetch", "missing"], stdin: "", stderrIsTTY: true)
         #expect(tty.hasPrefix("\u{1B}[31mck: unknownItem"))
