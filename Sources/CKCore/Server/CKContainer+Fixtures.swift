@@ -6,6 +6,7 @@ public struct FixtureSummary: Sendable {
     public var records: Int
     public var assets: Int
     public var users: Int
+    public var subscriptions: Int
 }
 
 /// Fixtures: one JSON document per environment — schema, users, zones, records (Web Services shape) and
@@ -49,6 +50,7 @@ extension CKContainer {
                 "environment": .string(environment.rawValue), "schema": schema.json,
                 "users": .array(try users().map { .object(["name": .string($0.name), "userRecordName": .string($0.userRecordName)]) }),
                 "zones": .array(zones), "records": .array(records), "assets": .object(assets),
+                "subscriptions": try SubscriptionFile.read(env.subscriptionsPath).json["subscriptions"] ?? .array([]),
             ])
         }
     }
@@ -126,6 +128,7 @@ extension CKContainer {
             guard SHA256.hex(bytes) == h else { problem("$.assets.\(h)", "the bytes' SHA-256 is not the key"); continue }
             assets[h] = bytes
         }
+        let subscriptions = validateSubscriptions(o["subscriptions"], schema: schema, zones: zones, environment: environment, problem: problem)
         var referenced = Set<String>()
         for (_, r) in records { for v in r.fields.values { StoreDoctor.collectAssets(v, into: &referenced) } }
         let env = environmentStore(environment)
@@ -139,7 +142,8 @@ extension CKContainer {
             var catalog = try env.readCatalog()
             var existing = false
             for p in env.allLogPaths() where !existing { existing = !CKDatabase.fold(try env.readLog(p).entries).isEmpty }
-            if !replace && (existing || !catalog.zones.isEmpty) {
+            let existingSubscriptions = !(try SubscriptionFile.read(env.subscriptionsPath).subscriptions.isEmpty)
+            if !replace && (existing || !catalog.zones.isEmpty || existingSubscriptions) {
                 throw CKError(.serverRecordChanged, "the \(environment.rawValue) environment of \(identifier) already has records or zones",
                               serverErrorCode: "EXISTS", hint: "pass --replace to replace everything in it")
             }
@@ -150,6 +154,8 @@ extension CKContainer {
                     try FileIO.makeDirectory(env.dir + "/" + sub)
                 }
                 try env.index()?.clear()
+                // Notifications belong to the subscriptions and records being replaced.
+                try FileIO.removeTree(env.notificationsDir)
             }
             for (h, bytes) in assets.sorted(by: { $0.key < $1.key }) { try env.storeAsset(sha256: h, bytes: bytes) }
             try env.writeSchema(schema)
@@ -176,9 +182,48 @@ extension CKContainer {
             catalog.deleted = []
             catalog.lastSeq = seq
             try env.writeCatalog(catalog)
-            return FixtureSummary(zones: zones.count, records: records.count, assets: assets.count, users: users.count)
+            if !subscriptions.isEmpty || FileIO.exists(env.subscriptionsPath) {
+                var file = SubscriptionFile()
+                file.subscriptions = subscriptions
+                try file.write(env.subscriptionsPath)
+            }
+            return FixtureSummary(zones: zones.count, records: records.count, assets: assets.count, users: users.count,
+                                  subscriptions: subscriptions.count)
         }
         for (name, _) in users { try register(user: name) }
         return summary
+    }
+
+    /// Checks `$.subscriptions` with the rules a save applies, against the document's own schema and zones.
+    func validateSubscriptions(_ json: JSON?, schema: Schema, zones: [Zone], environment: Environment,
+                               problem: (String, String) -> Void) -> [Subscription] {
+        guard let json else { return [] }
+        guard let list = json.arrayValue else { problem("$.subscriptions", "expected an array"); return [] }
+        var out: [Subscription] = []
+        var seen = Set<String>()
+        for (i, item) in list.enumerated() {
+            let path = "$.subscriptions[\(i)]"
+            do throws(CKError) {
+                let sub = try Subscription(json: item, path: path)
+                try Subscription.validateID(sub.subscriptionID)
+                guard sub.ownerRecordName == CKContainer.userRecordName(for: sub.ownerRecordName) else {
+                    throw CKError.invalid("ownerRecordName is not a user record name")
+                }
+                let db = CKDatabase(container: self, scope: sub.database, environment: environment, user: sub.ownerRecordName)
+                try db.check(sub, schema: schema) { (name) throws(CKError) -> Zone in
+                    let id = db.zoneID(name)
+                    if id.isDefault { return Zone(zoneID: id, database: sub.database, capabilities: [], created: 0, seq: 0) }
+                    guard sub.database == .private, let z = zones.first(where: { $0.zoneID == id }) else {
+                        throw CKError(.zoneNotFound, "zone '\(name)' of \(sub.ownerRecordName) is not among $.zones")
+                    }
+                    return z
+                }
+                guard seen.insert(SubscriptionFile.key(sub)).inserted else {
+                    throw CKError.invalid("subscription '\(sub.subscriptionID)' appears twice for its owner and database")
+                }
+                out.append(sub)
+            } catch { problem(path, error.reason) }
+        }
+        return out
     }
 }

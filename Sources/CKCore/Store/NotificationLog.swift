@@ -62,7 +62,7 @@ enum NotificationLog {
             do throws(CKError) {
                 let json: JSON
                 do { json = try JSON.parse(utf8: line) } catch { throw CKError.invalid("invalid JSON: \(error.message)") }
-                c.entries.append(try Entry(json: json, path: "line \(lineNo)"))
+                c.entries.append(try Entry(json: json, path: "this line"))
                 c.validLength = terminated ? end + 1 : end
             } catch {
                 if !terminated { c.tornBytes = line.count; continue }
