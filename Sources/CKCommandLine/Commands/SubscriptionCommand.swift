@@ -18,7 +18,7 @@ enum SubscriptionCommand {
 
         A query subscription follows the rules of 'ck query': the type must exist, filter fields must be QUERYABLE, and TRUEPREDICATE needs ___recordID QUERYABLE. Without -z it watches every zone of the database (CloudKit's default); -z limits it to one zone. In production the type and indexes must be deployed.
         """,
-        examples: [("ck subscription create query Note \"priority >= 5\" --id hot --alert 'Urgent note'", "Notify on urgent notes."),
+        examples: [("ck subscription create query Note \"priority >= 5\" --id hot --alert Urgent", "Notify on urgent notes."),
                    ("ck -z Work subscription create zone --id work", "Notify on any change in zone Work."),
                    ("ck subscription list", "This user's subscriptions in the private database.")],
         subcommands: [
