@@ -103,7 +103,7 @@ import Testing
         try bob.save("Note", "b1", ["x": "2"])
         #expect(try alice.notifications().isEmpty, "bob's private database is not alice's")
         #expect(try bob.subscriptions().isEmpty)
-        #expect(ckError { try bob.subscription("mine") }?.code == .unknownItem)
+        #expect(ckError { _ = try bob.subscription("mine") }?.code == .unknownItem)
         #expect(ckError { try bob.deleteSubscription("mine") }?.code == .unknownItem)
         try alice.save("Note", "a1", ["x": "2"])
         #expect(try alice.notifications().map(\.recordName) == ["a1"])
