@@ -170,6 +170,28 @@ final class Harness {
         #expect(try run(["gc", "-q"], stdin: "", stderrIsTTY: true, env: env).1.isEmpty)
     }
 
+    @Test func importAndExportShowProgressOnlyOnATerminal() throws {
+        let dir = NSTemporaryDirectory() + "ck-progress-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let text = String(repeating: "y", count: 4_000)
+        let lines = (0..<1_100).map { #"{"recordName":"r\#($0)","recordType":"Note","fields":{"t":{"value":"\#(text)"}}}"# }
+            .joined(separator: "\n")
+        let env = ["CK_DATA_DIR": dir + "/store"]
+        #expect(try run(["record", "save", "--batch", "-"], stdin: lines, stderrIsTTY: false, env: env).0 == 0)
+        let (code, err) = try run(["export", "--file", dir + "/fixtures.json"], stdin: "", stderrIsTTY: true, env: env)
+        #expect(code == 0)
+        #expect(err.hasPrefix("\rck: exporting "), "\(err)")
+        #expect(err.contains(" MB (100%)\n"), "\(err)")
+        #expect(try run(["export", "--file", dir + "/again.json"], stdin: "", stderrIsTTY: false, env: env).1 == "ck: wrote \(dir)/again.json\n")
+        let other = ["CK_DATA_DIR": dir + "/other"]
+        let (icode, ierr) = try run(["import", dir + "/fixtures.json"], stdin: "", stderrIsTTY: true, env: other)
+        #expect(icode == 0)
+        #expect(ierr.contains("\rck: imported 200 of 1100 (18%)"), "\(ierr)")
+        #expect(ierr.hasSuffix("\rck: imported 1100 of 1100 (100%)\n"), "\(ierr)")
+        let quiet = ["CK_DATA_DIR": dir + "/quiet"]
+        #expect(try run(["import", dir + "/fixtures.json", "-q"], stdin: "", stderrIsTTY: true, env: quiet).1.isEmpty)
+    }
+
     @Test func colourOnlyOnATerminalAndNeverWithNoColor() throws {
         let (_, tty) = try run(["record", "fetch", "missing"], stdin: "", stderrIsTTY: true)
         #expect(tty.hasPrefix("\u{1B}[31mck: unknownItem"))

@@ -5,7 +5,7 @@ import Foundation
 enum FixturesCommands {
     static let export = CommandSpec(
         "export", summary: "Write an environment as one JSON fixtures document.",
-        discussion: "The document holds the schema, users, zones, records (Web Services record dictionaries, change tags and timestamps kept) and the bytes of their assets, for the environment chosen with -e (default development). 'ck import' loads it; export → import → export gives the same document.",
+        discussion: "The document holds the schema, users, zones, subscriptions, records (Web Services record dictionaries, change tags and timestamps kept) and the bytes of their assets, for the environment chosen with -e (default development). 'ck import' loads it; export → import → export gives the same document.",
         options: [OptionSpec("file", value: "file", help: "Write to <file> instead of stdout.", completion: .file)],
         examples: [("ck export --file fixtures/dev.json", "Save the development environment."),
                    ("ck -e production export > prod.json", "The production environment, on stdout.")],
@@ -13,7 +13,7 @@ enum FixturesCommands {
 
     static let importSpec = CommandSpec(
         "import", summary: "Load a JSON fixtures document into an environment.",
-        discussion: "The whole document is checked first: if any part is invalid, nothing is written and every problem is listed with its JSON path. It goes into the container named by -c, else into the container the document names (created if the store lacks it). The environment must be empty unless --replace is given, which replaces its records, zones and schema.",
+        discussion: "The whole document is checked first: if any part is invalid, nothing is written and every problem is listed with its JSON path. It goes into the container named by -c, else into the container the document names (created if the store lacks it). The environment must be empty unless --replace is given, which replaces its records, zones, subscriptions, notifications and schema.",
         arguments: [ArgumentSpec("file", help: "The document ('-' for stdin).", completion: .file)],
         options: [OptionSpec("replace", help: "Replace what the environment holds.")],
         examples: [("ck import fixtures/dev.json", "Seed a fresh store."),
@@ -22,7 +22,12 @@ enum FixturesCommands {
 
     static func runExport(_ inv: Invocation) throws -> Int32 {
         guard inv.positionals.isEmpty else { throw UsageError("export takes no arguments; use --file", command: inv.command.path) }
-        let doc = try inv.container().exportFixtures(try inv.environment())
+        var progress: Progress? = nil
+        let doc = try inv.container().exportFixtures(try inv.environment()) { done, total in
+            if progress == nil { progress = Progress(inv, total: total, verb: "exporting", bytes: true) }
+            progress?.update(done)
+        }
+        progress?.finish()
         let text = doc.pretty() + "\n"
         try inv.writeDocument(text, to: inv.parsed.value("file"))
         return ExitCode.success
@@ -46,11 +51,20 @@ enum FixturesCommands {
             }
             container = try store.container(id)
         }
-        let s = try container.importFixtures(doc, into: env, replace: inv.parsed.flag("replace"), label: label)
+        var progress: Progress? = nil
+        let s = try container.importFixtures(doc, into: env, replace: inv.parsed.flag("replace"), label: label) { done, total in
+            if progress == nil { progress = Progress(inv, total: total, verb: "imported") }
+            progress?.update(done)
+        }
+        progress?.finish()
+        func count(_ n: Int, _ noun: String) -> String { "\(n) \(noun)\(n == 1 ? "" : "s")" }
+        var parts = [count(s.records, "record"), count(s.zones, "zone")]
+        if s.subscriptions > 0 { parts.append(count(s.subscriptions, "subscription")) }
+        let what = parts.joined(separator: ", ") + " and " + count(s.assets, "asset")
         try inv.report(.object(["zones": .int(Int64(s.zones)), "records": .int(Int64(s.records)), "assets": .int(Int64(s.assets)),
-                                "users": .int(Int64(s.users))]),
+                                "users": .int(Int64(s.users)), "subscriptions": .int(Int64(s.subscriptions))]),
                        plain: "\(s.records)\t\(s.zones)\t\(s.assets)",
-                       table: "Imported \(s.records) record\(s.records == 1 ? "" : "s"), \(s.zones) zone\(s.zones == 1 ? "" : "s") and \(s.assets) asset\(s.assets == 1 ? "" : "s") into \(container.identifier) (\(env.rawValue))")
+                       table: "Imported \(what) into \(container.identifier) (\(env.rawValue))")
         return ExitCode.success
     }
 }

@@ -6,6 +6,7 @@ public struct FixtureSummary: Sendable {
     public var records: Int
     public var assets: Int
     public var users: Int
+    public var subscriptions: Int
 }
 
 /// Fixtures: one JSON document per environment — schema, users, zones, records (Web Services shape) and
@@ -14,7 +15,8 @@ extension CKContainer {
     public static let fixtureFormat = "ck-fixtures/1"
 
     /// The whole environment as one JSON document, in a stable order (export → import → export is identical).
-    public func exportFixtures(_ environment: Environment) throws(CKError) -> JSON {
+    /// `progress` is told bytes of zone logs read out of the total.
+    public func exportFixtures(_ environment: Environment, progress: (Int, Int) -> Void = { _, _ in }) throws(CKError) -> JSON {
         let env = environmentStore(environment)
         return try env.locked(exclusive: false) { () throws(CKError) -> JSON in
             let schema = try env.readSchema()
@@ -28,13 +30,18 @@ extension CKContainer {
             }
             var records: [JSON] = []
             var hashes = Set<String>()
-            for path in env.allLogPaths().sorted() {
+            let paths = env.allLogPaths().sorted()
+            let total = paths.reduce(0) { $0 + (FileIO.fileInfo($1)?.size ?? 0) }
+            var done = 0
+            for path in paths {
                 let database = path.hasPrefix(env.dir + "/public/") ? "public" : "private"
                 let live = CKDatabase.fold(try env.readLog(path).entries)
                 for r in live.values.sorted(by: { $0.recordName.utf8.lexicographicallyPrecedes($1.recordName.utf8) }) {
                     records.append(.object(["database": .string(database), "record": r.json()]))
                     for v in r.fields.values { StoreDoctor.collectAssets(v, into: &hashes) }
                 }
+                done += FileIO.fileInfo(path)?.size ?? 0
+                progress(done, total)
             }
             var assets: [String: JSON] = [:]
             for h in hashes.sorted() {
@@ -49,6 +56,7 @@ extension CKContainer {
                 "environment": .string(environment.rawValue), "schema": schema.json,
                 "users": .array(try users().map { .object(["name": .string($0.name), "userRecordName": .string($0.userRecordName)]) }),
                 "zones": .array(zones), "records": .array(records), "assets": .object(assets),
+                "subscriptions": try SubscriptionFile.read(env.subscriptionsPath).json["subscriptions"] ?? .array([]),
             ])
         }
     }
@@ -57,7 +65,9 @@ extension CKContainer {
     /// invalid, nothing is written and every problem is listed with its JSON path. Without `replace`, the
     /// environment must hold no records or zones yet.
     @discardableResult
-    public func importFixtures(_ doc: JSON, into environment: Environment, replace: Bool, label: String) throws(CKError) -> FixtureSummary {
+    /// `progress` is told records written out of the total.
+    public func importFixtures(_ doc: JSON, into environment: Environment, replace: Bool, label: String,
+                               progress: (Int, Int) -> Void = { _, _ in }) throws(CKError) -> FixtureSummary {
         var problems: [CKError.ItemFailure] = []
         func problem(_ path: String, _ why: String) { problems.append(.init(id: path, error: CKError.invalid(why))) }
         guard case .object(let o) = doc else { throw CKError.invalid("\(label): expected a JSON object (a ck fixtures document)") }
@@ -126,6 +136,7 @@ extension CKContainer {
             guard SHA256.hex(bytes) == h else { problem("$.assets.\(h)", "the bytes' SHA-256 is not the key"); continue }
             assets[h] = bytes
         }
+        let subscriptions = validateSubscriptions(o["subscriptions"], schema: schema, zones: zones, environment: environment, problem: problem)
         var referenced = Set<String>()
         for (_, r) in records { for v in r.fields.values { StoreDoctor.collectAssets(v, into: &referenced) } }
         let env = environmentStore(environment)
@@ -139,7 +150,8 @@ extension CKContainer {
             var catalog = try env.readCatalog()
             var existing = false
             for p in env.allLogPaths() where !existing { existing = !CKDatabase.fold(try env.readLog(p).entries).isEmpty }
-            if !replace && (existing || !catalog.zones.isEmpty) {
+            let existingSubscriptions = !(try SubscriptionFile.read(env.subscriptionsPath).subscriptions.isEmpty)
+            if !replace && (existing || !catalog.zones.isEmpty || existingSubscriptions) {
                 throw CKError(.serverRecordChanged, "the \(environment.rawValue) environment of \(identifier) already has records or zones",
                               serverErrorCode: "EXISTS", hint: "pass --replace to replace everything in it")
             }
@@ -150,6 +162,8 @@ extension CKContainer {
                     try FileIO.makeDirectory(env.dir + "/" + sub)
                 }
                 try env.index()?.clear()
+                // Notifications belong to the subscriptions and records being replaced.
+                try FileIO.removeTree(env.notificationsDir)
             }
             for (h, bytes) in assets.sorted(by: { $0.key < $1.key }) { try env.storeAsset(sha256: h, bytes: bytes) }
             try env.writeSchema(schema)
@@ -163,6 +177,7 @@ extension CKContainer {
                 // Imported tags stay as they were; later tags must not meet them.
                 if let n = Int64(r.changeTag, radix: 36) { seq = max(seq, n) }
             }
+            var written = 0
             for path in order {
                 guard let entries = byLog[path] else { continue }
                 for start in stride(from: 0, to: entries.count, by: CKDatabase.maxOperationsPerRequest) {
@@ -170,15 +185,56 @@ extension CKContainer {
                     let tail = try env.openZone(path).tail
                     let spans = try ZoneLog.append(path, chunk, after: tail)
                     try env.index()?.appended(path, chunk, spans: spans, after: tail)
+                    written += chunk.count
+                    progress(written, records.count)
                 }
             }
             catalog.zones = zones.map { var z = $0; seq += 1; z.seq = seq; return z }
             catalog.deleted = []
             catalog.lastSeq = seq
             try env.writeCatalog(catalog)
-            return FixtureSummary(zones: zones.count, records: records.count, assets: assets.count, users: users.count)
+            if !subscriptions.isEmpty || FileIO.exists(env.subscriptionsPath) {
+                var file = SubscriptionFile()
+                file.subscriptions = subscriptions
+                try file.write(env.subscriptionsPath)
+            }
+            return FixtureSummary(zones: zones.count, records: records.count, assets: assets.count, users: users.count,
+                                  subscriptions: subscriptions.count)
         }
         for (name, _) in users { try register(user: name) }
         return summary
+    }
+
+    /// Checks `$.subscriptions` with the rules a save applies, against the document's own schema and zones.
+    func validateSubscriptions(_ json: JSON?, schema: Schema, zones: [Zone], environment: Environment,
+                               problem: (String, String) -> Void) -> [Subscription] {
+        guard let json else { return [] }
+        guard let list = json.arrayValue else { problem("$.subscriptions", "expected an array"); return [] }
+        var out: [Subscription] = []
+        var seen = Set<String>()
+        for (i, item) in list.enumerated() {
+            let path = "$.subscriptions[\(i)]"
+            do throws(CKError) {
+                let sub = try Subscription(json: item, path: path)
+                try Subscription.validateID(sub.subscriptionID)
+                guard sub.ownerRecordName == CKContainer.userRecordName(for: sub.ownerRecordName) else {
+                    throw CKError.invalid("ownerRecordName is not a user record name")
+                }
+                let db = CKDatabase(container: self, scope: sub.database, environment: environment, user: sub.ownerRecordName)
+                try db.check(sub, schema: schema) { (name) throws(CKError) -> Zone in
+                    let id = db.zoneID(name)
+                    if id.isDefault { return Zone(zoneID: id, database: sub.database, capabilities: [], created: 0, seq: 0) }
+                    guard sub.database == .private, let z = zones.first(where: { $0.zoneID == id }) else {
+                        throw CKError(.zoneNotFound, "zone '\(name)' of \(sub.ownerRecordName) is not among $.zones")
+                    }
+                    return z
+                }
+                guard seen.insert(SubscriptionFile.key(sub)).inserted else {
+                    throw CKError.invalid("subscription '\(sub.subscriptionID)' appears twice for its owner and database")
+                }
+                out.append(sub)
+            } catch { problem(path, error.reason) }
+        }
+        return out
     }
 }

@@ -38,6 +38,7 @@ extension CKDatabase {
             var seq = try env.highestSeq(catalog: catalog)
             var (reader, tail) = try env.openZone(path)
             var schema = try env.readSchema()
+            var hook = try NotificationHook(db: self, zone: zone)
             var appended = false
             var sinceSync = 0
             for operations in requests {
@@ -54,6 +55,8 @@ extension CKDatabase {
                     }
                     // Schema first: a crash after it leaves a field with no records, never a record the schema lacks.
                     if session.schemaChanged { try env.writeSchema(session.schema) }
+                    // Read before the log moves on: a change's "before" record is what the reader sees now.
+                    let changes = hook.isEmpty ? [] : try hook.changes(session.entries, reader: reader)
                     let spans = try ZoneLog.append(path, session.entries, after: tail, sync: false)
                     appended = true
                     if let index = try env.index() {
@@ -65,6 +68,7 @@ extension CKDatabase {
                     seq = session.seq
                     schema = session.schema
                     wrote = true
+                    if !changes.isEmpty { try hook.deliver(changes, schema: schema, logPath: path) }
                 }
                 try each(result)
                 sinceSync += 1

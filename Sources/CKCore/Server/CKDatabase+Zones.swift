@@ -81,6 +81,13 @@ extension CKDatabase {
             let path = env.logPath(database: .private, zone: zone.zoneID)
             // A zone whose log is broken is not deleted: the user must see and repair it first.
             let count = try env.openZone(path).reader.count()
+            // Database subscriptions with a record type fire only if the zone held such records.
+            let file = try SubscriptionFile.read(env.subscriptionsPath)
+            let typed = file.subscriptions.contains { s in
+                if case .database(let t?) = s.kind { return s.ownerRecordName == zone.zoneID.ownerRecordName && s.database == .private && !t.isEmpty }
+                return false
+            }
+            let types = typed ? Set(CKDatabase.fold(try env.readLog(path).entries).values.map(\.recordType)) : []
             let seq = try env.highestSeq(catalog: catalog) + 1
             // The log goes first: a crash then leaves an empty zone, never a deleted zone whose records return.
             if FileIO.exists(path) { try FileIO.removeTree(path) }
@@ -89,6 +96,7 @@ extension CKDatabase {
             catalog.lastSeq = seq
             try env.writeCatalog(catalog)
             try env.index()?.sync(path, warnings: &env.warnings)
+            if !file.subscriptions.isEmpty { try notifyZoneDeleted(zone, recordTypes: types, file: file) }
             return count
         }
     }

@@ -27,6 +27,11 @@ final class EnvironmentStore {
     var schemaPath: String { dir + "/schema.json" }
     var zonesPath: String { dir + "/zones.json" }
     var assetsDir: String { dir + "/assets" }
+    var subscriptionsPath: String { dir + "/subscriptions.json" }
+    var notificationsDir: String { dir + "/notifications" }
+
+    /// A user's notification log. User record names were validated, so the path stays inside the store.
+    func notificationsPath(_ userRecordName: String) -> String { notificationsDir + "/" + userRecordName + ".jsonl" }
 
     /// The log file of a zone. Names were validated, so the path stays inside the store.
     func logPath(database: DatabaseScope, zone: ZoneID) -> String {

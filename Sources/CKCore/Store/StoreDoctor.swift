@@ -157,6 +157,12 @@ public struct StoreDoctor {
         // Logs.
         var referenced = Set<String>()
         for path in env.allLogPaths() { checkLog(path, env: env, assets: &referenced) }
+        // Subscriptions and notifications.
+        checkSubscriptions(env)
+        for name in FileIO.list(env.notificationsDir).sorted() {
+            let path = env.notificationsDir + "/" + name
+            if name.hasSuffix(".jsonl") { checkNotifications(path) } else { note(.warning, path, "not a file ck makes", fix: "move it out of the store") }
+        }
         // Index.
         checkIndex(env)
         // Assets records refer to but the store lacks.
@@ -297,6 +303,56 @@ public struct StoreDoctor {
             }
         } catch {
             note(.problem, path, error.reason, fix: "the index is a cache: ck rebuilds it; delete it if this persists")
+        }
+    }
+
+    mutating func checkSubscriptions(_ env: EnvironmentStore) {
+        let path = env.subscriptionsPath
+        var broken = false
+        if let o = checkJSON(path, required: false) {
+            do { _ = try SubscriptionFile(json: o, path: path) } catch {
+                broken = true
+                note(.problem, path, error.reason, fix: "fix it by hand, or 'ck doctor --repair' moves it aside (the subscriptions are then gone)")
+            }
+        } else if FileIO.exists(path) {
+            broken = true
+        }
+        guard broken, repair else { return }
+        if let dest = moveAside(path) {
+            note(.problem, path, "moved aside", fix: "the broken file is \(dest); fix it and put it back, or save the subscriptions again", repaired: true)
+        }
+    }
+
+    /// Checks every line of a notification log; with repair, moves bad lines into lost+found and cuts a torn tail.
+    mutating func checkNotifications(_ path: String) {
+        let c: NotificationLog.Contents
+        do { c = try NotificationLog.read(path, tolerant: true) } catch {
+            note(.problem, path, error.reason, fix: "check permissions")
+            return
+        }
+        if c.tornBytes > 0 {
+            note(.warning, path, "torn last line (\(c.tornBytes) bytes, an interrupted write)",
+                 fix: repair ? "cut off" : "ck cuts it on the next notification; 'ck doctor --repair' cuts it now", repaired: repair)
+        }
+        for n in c.badLines {
+            note(.problem, "\(path):\(n)", "not a valid notification line: listing this user's notifications fails until it is fixed",
+                 fix: repair ? "removed from the log (kept in lost+found)" : "fix the line by hand, or 'ck doctor --repair' moves it into lost+found",
+                 repaired: repair)
+        }
+        guard repair, !c.badLines.isEmpty || c.tornBytes > 0, let bytes = try? FileIO.read(path), let dest = aside(path) else { return }
+        var good: [UInt8] = [], bad: [UInt8] = []
+        let badLines = Set(c.badLines)
+        let lines = bytes.split(separator: 0x0A, omittingEmptySubsequences: false)
+        for (i, line) in lines.enumerated() where !line.isEmpty {
+            // The torn tail is the last, unterminated line.
+            let torn = i == lines.count - 1 && c.tornBytes > 0
+            if badLines.contains(i + 1) || torn { bad += line + [0x0A] } else { good += line + [0x0A] }
+        }
+        do {
+            try FileIO.atomicWrite(dest + ".removed-lines", bad)
+            try FileIO.atomicWrite(path, good)
+        } catch {
+            note(.problem, path, "could not rewrite: \(error.reason)", fix: "check permissions")
         }
     }
 }

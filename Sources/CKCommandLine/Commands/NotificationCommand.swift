@@ -1,0 +1,68 @@
+import CKCore
+import Foundation
+
+/// `ck notification`: the acting user's notifications, and marking them read.
+enum NotificationCommand {
+    static let spec = CommandSpec(
+        "notification", summary: "List notifications and mark them read.",
+        discussion: "Subscriptions append notifications for their owner when a change matches. They are kept per user, for every database and zone, oldest first. Each carries the deviceID of the write that caused it: CloudKit pushes to every device of the user except that one, so a client filters on it.",
+        examples: [("ck notification list --unread", "Notifications not yet marked read."),
+                   ("ck notification read --all", "Mark every notification read.")],
+        subcommands: [
+            CommandSpec("list", summary: "List this user's notifications, oldest first.",
+                        options: [OptionSpec("unread", help: "Only notifications not marked read."),
+                                  OptionSpec("since", value: "id", help: "Only notifications after this one.")],
+                        run: list),
+            CommandSpec("read", summary: "Mark notifications read (CKMarkNotificationsReadOperation).",
+                        arguments: [ArgumentSpec("id", help: "Notification ID.", optional: true, repeatable: true)],
+                        options: [OptionSpec("all", help: "Mark every notification read.")],
+                        run: read),
+        ])
+
+    /// What a notification is about, in one line.
+    static func what(_ n: SubscriptionNotification) -> String {
+        switch n.kind {
+        case .query:
+            return [n.reason?.rawValue, n.recordType, n.recordName].compactMap { $0 }.joined(separator: " ")
+                + (n.zoneID.map { " in \($0.zoneName)" } ?? "")
+        case .recordZone: return "zone \(n.zoneID?.zoneName ?? "?") changed"
+        case .database: return "\(n.databaseScope.rawValue) database changed"
+        }
+    }
+
+    static func list(_ inv: Invocation) throws -> Int32 {
+        guard inv.positionals.isEmpty else { throw UsageError("list takes no arguments", command: inv.command.path) }
+        let list = try inv.database().notifications(unreadOnly: inv.parsed.flag("unread"), since: inv.parsed.value("since"))
+        switch try inv.outputFormat() {
+        case .json: inv.line(JSON.object(["notifications": .array(list.map { $0.json(withRead: true) })]).pretty())
+        case .jsonl: for n in list { inv.line(n.json(withRead: true).serialized()) }
+        case .plain:
+            var t = Table([])
+            for n in list { t.add([n.notificationID, n.kind.rawValue, what(n), n.subscriptionID, n.read ? "read" : "unread"]) }
+            inv.out(t.plain())
+        case .table:
+            if list.isEmpty { inv.line("No notifications."); return ExitCode.success }
+            var t = Table(["ID", "TIME", "TYPE", "WHAT", "SUBSCRIPTION", "READ"])
+            for n in list {
+                t.add([n.notificationID, ISO8601.format(milliseconds: n.time), n.kind.rawValue, what(n), n.subscriptionID, n.read ? "yes" : "no"])
+            }
+            inv.out(t.aligned())
+        }
+        return ExitCode.success
+    }
+
+    static func read(_ inv: Invocation) throws -> Int32 {
+        let all = inv.parsed.flag("all")
+        guard all != !inv.positionals.isEmpty else {
+            throw UsageError("give notification IDs or --all (not both)", command: inv.command.path)
+        }
+        let marked = try inv.database().markNotificationsRead(all ? nil : inv.positionals)
+        switch try inv.outputFormat() {
+        case .json: inv.line(JSON.object(["marked": .array(marked.map { .string($0) })]).pretty())
+        case .jsonl: for id in marked { inv.line(JSON.object(["notificationID": .string(id), "read": .bool(true)]).serialized()) }
+        case .plain: for id in marked { inv.line(id) }
+        case .table: inv.line("Marked \(marked.count) notification\(marked.count == 1 ? "" : "s") read")
+        }
+        return ExitCode.success
+    }
+}

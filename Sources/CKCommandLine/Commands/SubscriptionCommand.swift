@@ -1,0 +1,191 @@
+import CKCore
+import Foundation
+
+/// `ck subscription`: query, zone and database subscriptions of the acting user, per database.
+enum SubscriptionCommand {
+    static let idOption = OptionSpec("id", value: "id", help: "Subscription ID (default: a new UUID); an existing ID is replaced.")
+    static let typeOption = OptionSpec("type", value: "record-type", help: "Only changes to records of this type.", completion: .recordType)
+    static let infoOptions: [OptionSpec] = [
+        OptionSpec("alert", value: "text", help: "Alert body of the notifications."),
+        OptionSpec("badge", help: "Notifications increment the app badge (shouldBadge)."),
+        OptionSpec("content-available", help: "Silent background notifications (shouldSendContentAvailable)."),
+    ]
+
+    static let spec = CommandSpec(
+        "subscription", summary: "Create, list, show and delete subscriptions.",
+        discussion: """
+        A subscription asks the server to notify its owner of changes: a query subscription for records of a type matching a predicate (public and private databases), a zone subscription for any change in one custom zone with fetchChanges (private database), a database subscription for any change in the custom zones of the database (private and shared). A subscription belongs to the user (--as) and database (--db) that saved it. Notifications are read with 'ck notification list'.
+
+        A query subscription follows the rules of 'ck query': the type must exist, filter fields must be QUERYABLE, and TRUEPREDICATE needs ___recordID QUERYABLE. Without -z it watches every zone of the database (CloudKit's default); -z limits it to one zone. In production the type and indexes must be deployed.
+        """,
+        examples: [("ck subscription create query Note \"priority >= 5\" --id hot --alert Urgent", "Notify on urgent notes."),
+                   ("ck -z Work subscription create zone --id work", "Notify on any change in zone Work."),
+                   ("ck subscription list", "This user's subscriptions in the private database.")],
+        subcommands: [
+            CommandSpec("create", summary: "Create (or replace) a subscription.", subcommands: [
+                CommandSpec("query", summary: "Subscribe to records of a type matching a predicate.",
+                            arguments: [ArgumentSpec("record-type", help: "Record type.", completion: .recordType),
+                                        ArgumentSpec("predicate", help: "NSPredicate format string (default TRUEPREDICATE).", optional: true)],
+                            options: [idOption,
+                                      OptionSpec("arg", value: "value", help: "Value for the next %@, %K, %d or %f (repeatable), as in 'ck query'.", repeatable: true),
+                                      OptionSpec("fires-on", value: "events", help: "Comma-separated: create, update, delete (default: all three)."),
+                                      OptionSpec("fires-once", help: "Delete the subscription after it fires once."),
+                                      OptionSpec("zone-wide", help: "Watch every zone (the default unless -z is given)."),
+                                      OptionSpec("desired-keys", value: "fields", help: "Comma-separated fields to carry in notifications.", completion: .field)]
+                                + infoOptions,
+                            run: createQuery),
+                CommandSpec("zone", summary: "Subscribe to changes in the zone given with -z.",
+                            options: [idOption, typeOption] + infoOptions, run: createZone),
+                CommandSpec("database", summary: "Subscribe to changes in the database's custom zones.",
+                            options: [idOption, typeOption] + infoOptions, run: createDatabase),
+            ]),
+            CommandSpec("list", summary: "List this user's subscriptions in the database.", run: list),
+            CommandSpec("show", summary: "Show one subscription.",
+                        arguments: [ArgumentSpec("id", help: "Subscription ID.", completion: .subscription)], run: show),
+            CommandSpec("delete", summary: "Delete subscriptions.",
+                        arguments: [ArgumentSpec("id", help: "Subscription ID.", repeatable: true, completion: .subscription)],
+                        options: [OptionSpec("yes", short: "y", help: "Do not ask for confirmation.")],
+                        run: delete),
+        ])
+
+    static func info(_ inv: Invocation, keys: [String] = []) -> NotificationInfo {
+        NotificationInfo(alertBody: inv.parsed.value("alert"), shouldBadge: inv.parsed.flag("badge"),
+                         shouldSendContentAvailable: inv.parsed.flag("content-available"), desiredKeys: keys)
+    }
+
+    static func list(_ value: String?) -> [String] {
+        (value ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+    }
+
+    static func createQuery(_ inv: Invocation) throws -> Int32 {
+        guard let type = inv.positionals.first, inv.positionals.count <= 2 else {
+            throw UsageError("expected <record-type> [<predicate>] (quote the predicate)", command: inv.command.path)
+        }
+        var events: Set<Subscription.Event> = Set(Subscription.Event.allCases)
+        if let v = inv.parsed.value("fires-on") {
+            events = []
+            for part in list(v) {
+                guard let e = Subscription.Event(rawValue: part) else {
+                    throw UsageError("--fires-on: unknown event '\(part)': expected create, update or delete", command: inv.command.path)
+                }
+                events.insert(e)
+            }
+        }
+        // -z (or CK_ZONE) names one zone; without it CloudKit's query subscriptions watch every zone.
+        let zone = inv.setting("zone", env: "CK_ZONE")
+        if inv.parsed.flag("zone-wide") && inv.parsed.value("zone") != nil {
+            throw UsageError("--zone and --zone-wide exclude each other", command: inv.command.path)
+        }
+        let predicate = inv.positionals.count > 1 ? inv.positionals[1] : "TRUEPREDICATE"
+        let kind = Subscription.Kind.query(recordType: type, predicate: predicate, arguments: inv.parsed.all("arg"), firesOn: events,
+                                           firesOnce: inv.parsed.flag("fires-once"),
+                                           zoneName: inv.parsed.flag("zone-wide") ? nil : zone)
+        return try save(Subscription(subscriptionID: inv.parsed.value("id") ?? "", kind: kind,
+                                     notificationInfo: info(inv, keys: list(inv.parsed.value("desired-keys")))), inv)
+    }
+
+    static func createZone(_ inv: Invocation) throws -> Int32 {
+        guard inv.positionals.isEmpty else { throw UsageError("the zone comes from -z; no arguments", command: inv.command.path) }
+        let kind = Subscription.Kind.recordZone(zoneName: inv.zone, recordType: inv.parsed.value("type"))
+        return try save(Subscription(subscriptionID: inv.parsed.value("id") ?? "", kind: kind, notificationInfo: info(inv)), inv)
+    }
+
+    static func createDatabase(_ inv: Invocation) throws -> Int32 {
+        guard inv.positionals.isEmpty else { throw UsageError("database subscriptions take no arguments", command: inv.command.path) }
+        let kind = Subscription.Kind.database(recordType: inv.parsed.value("type"))
+        return try save(Subscription(subscriptionID: inv.parsed.value("id") ?? "", kind: kind, notificationInfo: info(inv)), inv)
+    }
+
+    static func save(_ sub: Subscription, _ inv: Invocation) throws -> Int32 {
+        let saved = try inv.database().saveSubscription(sub)
+        try inv.report(saved.json, plain: saved.subscriptionID,
+                       table: "Created \(saved.kind.name) subscription \(saved.subscriptionID): \(watches(saved))")
+        return ExitCode.success
+    }
+
+    /// What a subscription watches, in one line.
+    static func watches(_ s: Subscription) -> String {
+        switch s.kind {
+        case .query(let type, let predicate, let args, let firesOn, let once, let zone):
+            var text = "\(type) where \(predicate)"
+            if !args.isEmpty { text += " [" + args.joined(separator: ", ") + "]" }
+            text += zone.map { " in zone \($0)" } ?? " in all zones"
+            text += " on " + firesOn.sorted().map(\.rawValue).joined(separator: ",")
+            return once ? text + ", once" : text
+        case .recordZone(let zone, let type):
+            return "zone \(zone)" + (type.map { " (\($0) records)" } ?? "")
+        case .database(let type):
+            return "custom zones" + (type.map { " (\($0) records)" } ?? "")
+        }
+    }
+
+    static func list(_ inv: Invocation) throws -> Int32 {
+        guard inv.positionals.isEmpty else { throw UsageError("list takes no arguments", command: inv.command.path) }
+        let subs = try inv.database().subscriptions()
+        switch try inv.outputFormat() {
+        case .json: inv.line(JSON.object(["subscriptions": .array(subs.map(\.json))]).pretty())
+        case .jsonl: for s in subs { inv.line(s.json.serialized()) }
+        case .plain:
+            var t = Table([])
+            for s in subs { t.add([s.subscriptionID, s.kind.name, watches(s)]) }
+            inv.out(t.plain())
+        case .table:
+            if subs.isEmpty { inv.line("No subscriptions in the \(try inv.scope().rawValue) database."); return ExitCode.success }
+            var t = Table(["ID", "KIND", "WATCHES"])
+            for s in subs { t.add([s.subscriptionID, s.kind.name, watches(s)]) }
+            inv.out(t.aligned())
+        }
+        return ExitCode.success
+    }
+
+    static func show(_ inv: Invocation) throws -> Int32 {
+        let s = try inv.database().subscription(try inv.single("subscription ID"))
+        switch try inv.outputFormat() {
+        case .json: inv.line(s.json.pretty())
+        case .jsonl: inv.line(s.json.serialized())
+        case .plain, .table:
+            let info = s.notificationInfo
+            var rows: [(String, String)] = [("id", s.subscriptionID), ("kind", s.kind.name), ("database", s.database.rawValue),
+                                            ("owner", s.ownerRecordName), ("watches", watches(s))]
+            if let a = info.alertBody { rows.append(("alert", a)) }
+            if info.shouldBadge { rows.append(("badge", "yes")) }
+            if info.shouldSendContentAvailable { rows.append(("content", "available")) }
+            if !info.desiredKeys.isEmpty { rows.append(("desired keys", info.desiredKeys.joined(separator: ","))) }
+            rows.append(("created", ISO8601.format(milliseconds: s.created)))
+            let plain = try inv.outputFormat() == .plain
+            for r in rows { inv.line(plain ? r.0 + "\t" + r.1 : r.0.padding(toLength: 14, withPad: " ", startingAt: 0) + r.1) }
+        }
+        return ExitCode.success
+    }
+
+    static func delete(_ inv: Invocation) throws -> Int32 {
+        let ids = inv.positionals
+        guard !ids.isEmpty else { throw UsageError("expected one or more subscription IDs", command: inv.command.path) }
+        if ids.count > 1 && !inv.parsed.flag("yes") && !inv.confirm("Delete \(ids.count) subscriptions?") {
+            inv.note("nothing deleted")
+            return ExitCode.failure
+        }
+        let db = try inv.database()
+        var failures: [CKError.ItemFailure] = []
+        var deleted: [String] = []
+        for id in ids {
+            do throws(CKError) {
+                try db.deleteSubscription(id)
+                deleted.append(id)
+            } catch {
+                failures.append(.init(id: id, error: error))
+            }
+        }
+        switch try inv.outputFormat() {
+        case .json: inv.line(JSON.object(["deleted": .array(deleted.map { .string($0) })]).pretty())
+        case .jsonl: for id in deleted { inv.line(JSON.object(["subscriptionID": .string(id), "deleted": .bool(true)]).serialized()) }
+        case .plain: for id in deleted { inv.line(id + "\tdeleted") }
+        case .table: for id in deleted { inv.line("Deleted subscription \(id)") }
+        }
+        if let only = failures.first, ids.count == 1 { throw only.error }
+        if !failures.isEmpty {
+            throw CKError(.partialFailure, "Failed to delete \(failures.count) of \(ids.count) subscriptions", items: failures)
+        }
+        return ExitCode.success
+    }
+}

@@ -1,0 +1,192 @@
+import Foundation
+
+extension CKDatabase {
+    /// This user's notifications, oldest first: all, or only unread ones, or only those after `since` (an ID).
+    public func notifications(unreadOnly: Bool = false, since: String? = nil) throws(CKError) -> [SubscriptionNotification] {
+        try env.locked(exclusive: false) { () throws(CKError) -> [SubscriptionNotification] in
+            var list = try readNotifications()
+            if let since {
+                guard let i = list.firstIndex(where: { $0.notificationID == since }) else {
+                    throw CKError(.unknownItem, "Notification not found: '\(since)'", hint: "'ck notification list' shows this user's notifications")
+                }
+                list.removeFirst(i + 1)
+            }
+            return unreadOnly ? list.filter { !$0.read } : list
+        }
+    }
+
+    /// Marks notifications read (CKMarkNotificationsReadOperation); nil marks all. Returns the IDs newly marked.
+    /// An unknown ID fails the call and nothing is marked.
+    @discardableResult
+    public func markNotificationsRead(_ ids: [String]?) throws(CKError) -> [String] {
+        try env.locked(exclusive: true) { () throws(CKError) -> [String] in
+            let list = try readNotifications()
+            let known = Set(list.map(\.notificationID))
+            if let ids, let missing = ids.first(where: { !known.contains($0) }) {
+                throw CKError(.unknownItem, "Notification not found: '\(missing)'; nothing was marked read",
+                              hint: "'ck notification list' shows this user's notifications")
+            }
+            let wanted = ids.map(Set.init)
+            var seen = Set<String>()
+            let marked = list.filter { !$0.read && (wanted?.contains($0.notificationID) ?? true) }.map(\.notificationID)
+                .filter { seen.insert($0).inserted }
+            // Marking appends a line: notifications already acknowledged are never rewritten.
+            if !marked.isEmpty { try NotificationLog.append(env.notificationsPath(userRecordName), [.read(marked, at: store.now())]) }
+            return marked
+        }
+    }
+
+    /// The notification log of this user, with read flags applied (call with a lock held).
+    func readNotifications() throws(CKError) -> [SubscriptionNotification] {
+        let c = try NotificationLog.read(env.notificationsPath(userRecordName))
+        if c.tornBytes > 0 { env.warnings.append("\(env.notificationsPath(userRecordName)): torn last line (\(c.tornBytes) bytes) ignored") }
+        var out: [SubscriptionNotification] = []
+        var index: [String: Int] = [:]
+        for e in c.entries {
+            switch e {
+            case .notify(let n):
+                index[n.notificationID] = out.count
+                out.append(n)
+            case .read(let ids, _):
+                for id in ids { if let i = index[id] { out[i].read = true } }
+            }
+        }
+        return out
+    }
+
+    /// Fires the owner's database subscriptions for a deleted zone (call with the exclusive lock held).
+    func notifyZoneDeleted(_ zone: Zone, recordTypes: Set<String>, file: SubscriptionFile) throws(CKError) {
+        var out: [SubscriptionNotification] = []
+        for s in file.subscriptions where s.database == .private && s.ownerRecordName == zone.zoneID.ownerRecordName {
+            guard case .database(let type) = s.kind, type.map(recordTypes.contains) ?? true else { continue }
+            out.append(SubscriptionNotification(notificationID: UUID().uuidString, kind: .database, subscription: s,
+                                                deviceID: deviceID, time: store.now()))
+        }
+        try NotificationLog.append(env.notificationsPath(zone.zoneID.ownerRecordName), out.map { .notify($0) })
+    }
+}
+
+/// The subscriptions that a modify call in one zone can fire, read once per call, and the notifications they make.
+struct NotificationHook {
+    let db: CKDatabase
+    let zone: Zone
+    var file: SubscriptionFile
+    /// The subscriptions watching this zone, in file order.
+    var watching: [Subscription]
+    /// Query plans by subscription key, compiled on first use; nil when the predicate no longer compiles.
+    var plans: [String: (plan: QueryPlan, searchable: [String])?] = [:]
+
+    /// One record change of a request: the record before (nil: created) and after (nil: deleted).
+    struct Change { var before: Record?; var after: Record? }
+
+    init(db: CKDatabase, zone: Zone) throws(CKError) {
+        self.db = db
+        self.zone = zone
+        // A missing file means no subscriptions: the common case costs one failed open.
+        file = try SubscriptionFile.read(db.env.subscriptionsPath)
+        let owner = zone.zoneID.ownerRecordName
+        watching = file.subscriptions.filter { s in
+            guard s.database == db.scope else { return false }
+            // Private databases are per user: only the owner's own subscriptions see its zones.
+            if db.scope != .public && s.ownerRecordName != owner { return false }
+            switch s.kind {
+            case .query(_, _, _, _, _, let z): return z == nil || z == zone.zoneID.zoneName
+            case .recordZone(let z, _): return z == zone.zoneID.zoneName
+            case .database: return !zone.zoneID.isDefault
+            }
+        }
+    }
+
+    var isEmpty: Bool { watching.isEmpty }
+
+    /// The changes a request's entries make, each with the record before it (read before the entries are applied).
+    func changes(_ entries: [LogEntry], reader: ZoneReader) throws(CKError) -> [Change] {
+        var current: [String: Record?] = [:]
+        var out: [Change] = []
+        for e in entries {
+            let before: Record?
+            if let c = current[e.recordName] { before = c } else { before = try reader.record(e.recordName) }
+            switch e {
+            case .save(_, let r):
+                out.append(Change(before: before, after: r))
+                current[e.recordName] = .some(r)
+            case .delete:
+                out.append(Change(before: before, after: nil))
+                current[e.recordName] = .some(nil)
+            }
+        }
+        return out
+    }
+
+    /// A query subscription's plan against the current schema, compiled once per call.
+    mutating func plan(_ s: Subscription, _ type: String, _ predicate: String, _ arguments: [String],
+                       schema: Schema) -> (plan: QueryPlan, searchable: [String])? {
+        let key = SubscriptionFile.key(s)
+        if let p = plans[key] { return p }
+        var compiled: (plan: QueryPlan, searchable: [String])? = nil
+        do throws(CKError) {
+            let (plan, searchable) = try db.makePlan(QueryRequest(recordType: type, predicate: predicate, arguments: arguments), schema: schema)
+            compiled = (plan, searchable)
+        } catch {
+            // Checked when saved; only a schema edited since can make it fail, and then it cannot match.
+            db.notes.append("subscription '\(s.subscriptionID)' no longer compiles and did not fire: \(error.reason)")
+        }
+        plans[key] = .some(compiled)
+        return compiled
+    }
+
+    /// The notifications one request's changes make, by owner. firesOnce subscriptions that fired are removed
+    /// from `file` and `watching`; `removed` says so, so the caller rewrites subscriptions.json.
+    mutating func fire(_ changes: [Change], schema: Schema) -> (byOwner: [String: [SubscriptionNotification]], removed: Bool) {
+        var byOwner: [String: [SubscriptionNotification]] = [:]
+        var spent = Set<String>()
+        let now = db.store.now()
+        for s in watching {
+            switch s.kind {
+            case .query(let type, let predicate, let arguments, let firesOn, let firesOnce, _):
+                for c in changes {
+                    guard let record = c.after ?? c.before, record.recordType == type else { continue }
+                    let event: Subscription.Event = c.before == nil ? .create : (c.after == nil ? .delete : .update)
+                    guard firesOn.contains(event), let compiled = plan(s, type, predicate, arguments, schema: schema) else { continue }
+                    // Deletions match on the record as it was; creations and updates on the record as it is now.
+                    let subject = (event == .delete ? c.before : c.after) ?? record
+                    guard !compiled.plan.matchesNothing,
+                          compiled.plan.filters.allSatisfy({ $0.matches(subject, searchableFields: compiled.searchable) }) else { continue }
+                    var n = SubscriptionNotification(notificationID: UUID().uuidString, kind: .query, subscription: s,
+                                                     deviceID: c.after?.modified.deviceID ?? db.deviceID, time: now)
+                    n.reason = event == .create ? .recordCreated : (event == .update ? .recordUpdated : .recordDeleted)
+                    n.recordName = subject.recordName
+                    n.recordType = subject.recordType
+                    n.zoneID = subject.zoneID
+                    n.recordFields = subject.fields.filter { s.notificationInfo.desiredKeys.contains($0.key) }
+                    byOwner[s.ownerRecordName, default: []].append(n)
+                    if firesOnce { spent.insert(SubscriptionFile.key(s)); break }
+                }
+            case .recordZone(_, let type), .database(let type):
+                // One notification per request: like CloudKit's, it says "something changed here", not what.
+                guard changes.contains(where: { c in type == nil || (c.after ?? c.before)?.recordType == type }) else { continue }
+                let isZone = s.kind.name == "zone"
+                var n = SubscriptionNotification(notificationID: UUID().uuidString, kind: isZone ? .recordZone : .database,
+                                                 subscription: s, deviceID: db.deviceID, time: now)
+                if isZone { n.zoneID = zone.zoneID }
+                byOwner[s.ownerRecordName, default: []].append(n)
+            }
+        }
+        guard !spent.isEmpty else { return (byOwner, false) }
+        file.subscriptions.removeAll { spent.contains(SubscriptionFile.key($0)) }
+        watching.removeAll { spent.contains(SubscriptionFile.key($0)) }
+        return (byOwner, true)
+    }
+
+    /// Fires for one request and makes it durable: the zone log is synced first, so a notification never
+    /// names a change a crash could lose; then each owner's lines are appended and fsynced.
+    mutating func deliver(_ changes: [Change], schema: Schema, logPath: String) throws(CKError) {
+        let (byOwner, removed) = fire(changes, schema: schema)
+        if !byOwner.isEmpty { try FileIO.sync(logPath) }
+        for owner in byOwner.keys.sorted() {
+            guard let list = byOwner[owner] else { continue }
+            try NotificationLog.append(db.env.notificationsPath(owner), list.map { .notify($0) })
+        }
+        if removed { try file.write(db.env.subscriptionsPath) }
+    }
+}

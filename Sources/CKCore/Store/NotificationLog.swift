@@ -1,0 +1,89 @@
+import Foundation
+
+/// `notifications/<userRecordName>.jsonl`: one user's notifications, append-only. A line is either
+/// `{"op":"notify","notification":{…}}` or `{"op":"read","notificationIDs":[…],"at":ms}`; marking read
+/// appends, so no acknowledged notification is ever rewritten.
+enum NotificationLog {
+    /// One line of the log.
+    enum Entry {
+        case notify(SubscriptionNotification)
+        case read([String], at: Int64)
+
+        var json: JSON {
+            switch self {
+            case .notify(let n): return .object(["op": .string("notify"), "notification": n.json()])
+            case .read(let ids, let at): return .object(["op": .string("read"), "notificationIDs": .array(ids.map { .string($0) }), "at": .int(at)])
+            }
+        }
+
+        init(json: JSON, path: String) throws(CKError) {
+            switch json["op"]?.stringValue {
+            case "notify":
+                guard let n = json["notification"] else { throw CKError.invalid("\(path): missing \"notification\"") }
+                self = .notify(try SubscriptionNotification(json: n, path: path))
+            case "read":
+                guard let ids = json["notificationIDs"]?.arrayValue else { throw CKError.invalid("\(path): missing \"notificationIDs\"") }
+                var out: [String] = []
+                for id in ids {
+                    guard let s = id.stringValue else { throw CKError.invalid("\(path): notificationIDs must be strings") }
+                    out.append(s)
+                }
+                self = .read(out, at: json["at"]?.int64Value ?? 0)
+            default:
+                throw CKError.invalid("\(path): \"op\" must be \"notify\" or \"read\"")
+            }
+        }
+    }
+
+    /// A log's lines; a bad whole line is an error naming path:line, a torn last line only a warning.
+    struct Contents {
+        var entries: [Entry] = []
+        /// Line numbers (1-based) of bad whole lines; only `ck doctor` collects them instead of failing.
+        var badLines: [Int] = []
+        var tornBytes = 0
+        var validLength = 0
+    }
+
+    static func read(_ path: String, tolerant: Bool = false) throws(CKError) -> Contents {
+        var c = Contents()
+        guard let bytes = try FileIO.read(path) else { return c }
+        var lineNo = 0, start = 0
+        while start < bytes.count {
+            lineNo += 1
+            var end = start
+            while end < bytes.count, bytes[end] != 0x0A { end += 1 }
+            let line = bytes[start..<end]
+            let terminated = end < bytes.count
+            defer { start = end + 1 }
+            if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) {
+                if terminated { c.validLength = end + 1 }
+                continue
+            }
+            do throws(CKError) {
+                let json: JSON
+                do { json = try JSON.parse(utf8: line) } catch { throw CKError.invalid("invalid JSON: \(error.message)") }
+                c.entries.append(try Entry(json: json, path: "this line"))
+                c.validLength = terminated ? end + 1 : end
+            } catch {
+                if !terminated { c.tornBytes = line.count; continue }
+                if tolerant { c.badLines.append(lineNo); c.validLength = end + 1; continue }
+                throw CKError.corrupt(path: path, line: lineNo, error.reason)
+            }
+        }
+        return c
+    }
+
+    /// Appends whole lines and fsyncs them; a torn tail left by a crash is cut first, a missing final newline added.
+    static func append(_ path: String, _ entries: [Entry]) throws(CKError) {
+        guard !entries.isEmpty else { return }
+        try FileIO.makeDirectory((path as NSString).deletingLastPathComponent)
+        var prefix: [UInt8] = []
+        if let last = try FileIO.readTail(path, count: 1), let byte = last.first, byte != 0x0A {
+            let c = try read(path)
+            if c.tornBytes > 0 { try FileIO.truncate(path, to: c.validLength) } else { prefix = [0x0A] }
+        }
+        var bytes = prefix
+        for e in entries { bytes += Array((e.json.serialized() + "\n").utf8) }
+        try FileIO.append(path, bytes)
+    }
+}
