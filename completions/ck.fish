@@ -7,7 +7,7 @@ function __ck_info --description 'Subcommands, options taking a value and record
     set -g __ck_rt
     switch "p:$argv[1]"
         case 'p:'
-            set -g __ck_subs init container zone record query schema export import doctor help man completion
+            set -g __ck_subs init container zone record query changes sync device schema export import doctor help man completion
         case 'p:container'
             set -g __ck_subs create list use show delete
         case 'p:zone'
@@ -26,6 +26,19 @@ function __ck_info --description 'Subcommands, options taking a value and record
         case 'p:query'
             set -a __ck_vopts --arg --sort --limit --cursor --keys --filters-json --filters
             set -g __ck_rt 1
+        case 'p:changes'
+            set -g __ck_subs zone database
+        case 'p:changes zone'
+            set -a __ck_vopts --since --limit --keys
+        case 'p:changes database'
+            set -a __ck_vopts --since --limit
+        case 'p:sync'
+            set -a __ck_vopts --conflicts
+        case 'p:device'
+            set -g __ck_subs list show records save remove delete
+        case 'p:device save'
+            set -a __ck_vopts --name --unset
+            set -g __ck_rt 2
         case 'p:schema'
             set -g __ck_subs show export import validate diff deploy reset index fmt
         case 'p:schema show'
@@ -131,6 +144,9 @@ complete -c ck -n '__ck_arg \'\' 0' -a 'container' -d 'Create, list, select, sho
 complete -c ck -n '__ck_arg \'\' 0' -a 'zone' -d 'Create, list, show and delete record zones.'
 complete -c ck -n '__ck_arg \'\' 0' -a 'record' -d 'Save, fetch and delete records.'
 complete -c ck -n '__ck_arg \'\' 0' -a 'query' -d 'Query records of a type with CloudKit\'s NSPredicate subset.'
+complete -c ck -n '__ck_arg \'\' 0' -a 'changes' -d 'Fetch what changed in a zone or a database since a change token.'
+complete -c ck -n '__ck_arg \'\' 0' -a 'sync' -d 'Sync an emulated device with the server: push its edits, then pull.'
+complete -c ck -n '__ck_arg \'\' 0' -a 'device' -d 'List, show, edit offline and delete emulated sync devices.'
 complete -c ck -n '__ck_arg \'\' 0' -a 'schema' -d 'Show, export, import, validate, diff, deploy and reset the schema.'
 complete -c ck -n '__ck_arg \'\' 0' -a 'export' -d 'Write an environment as one JSON fixtures document.'
 complete -c ck -n '__ck_arg \'\' 0' -a 'import' -d 'Load a JSON fixtures document into an environment.'
@@ -189,6 +205,33 @@ complete -c ck -n '__ck_at \'query\'' -l filters-json -x -d 'Web Services filter
 complete -c ck -n '__ck_at \'query\'' -l filters -x -d 'cktool filter "FIELD OP VALUE", e.g. "price > 4.60" (repeatable).'
 complete -c ck -n '__ck_at \'query\'' -l explain -d 'Print the parsed predicate, bound values, filters and needed indexes; run nothing.'
 complete -c ck -n '__ck_arg \'query\' 0' -x -a '(__ck_dynamic recordType)' -d 'Record type.'
+complete -c ck -n '__ck_arg \'changes\' 0' -a 'zone' -d 'Records saved or deleted in a custom zone since a token.'
+complete -c ck -n '__ck_arg \'changes\' 0' -a 'database' -d 'Custom zones created, changed or deleted since a token.'
+complete -c ck -n '__ck_at \'changes zone\'' -l since -x -d 'Changes after this syncToken (from the previous call); omit to start from the beginning.'
+complete -c ck -n '__ck_at \'changes zone\'' -l limit -x -d 'At most n items (resultsLimit); moreComing says when to ask again.'
+complete -c ck -n '__ck_at \'changes zone\'' -l keys -x -a '(__ck_dynamic field)' -d 'Only these fields (desiredKeys); an empty list gives system fields only.'
+complete -c ck -n '__ck_arg \'changes zone\' 0' -x -a '(__ck_dynamic zone)' -d 'Zone name (default: --zone).'
+complete -c ck -n '__ck_at \'changes database\'' -l since -x -d 'Changes after this syncToken (from the previous call); omit to start from the beginning.'
+complete -c ck -n '__ck_at \'changes database\'' -l limit -x -d 'At most n items (resultsLimit); moreComing says when to ask again.'
+complete -c ck -n '__ck_at \'sync\'' -l conflicts -x -a 'local server' -d 'Who wins a key both sides changed: local (default) or server.'
+complete -c ck -n '__ck_arg \'sync\' 0' -x -a '(__ck_dynamic device)' -d 'Device name: letters, digits, \'-\', \'_\', \'.\'.'
+complete -c ck -n '__ck_arg \'device\' 0' -a 'list' -d 'List the acting user\'s devices.'
+complete -c ck -n '__ck_arg \'device\' 0' -a 'show' -d 'Show a device: user, tokens, pending edits, last sync.'
+complete -c ck -n '__ck_arg \'device\' 0' -a 'records' -d 'List a device\'s records, pending edits marked (all zones, or -z).'
+complete -c ck -n '__ck_arg \'device\' 0' -a 'save' -d 'Save a record on a device only; \'ck sync\' pushes it.'
+complete -c ck -n '__ck_arg \'device\' 0' -a 'remove' -d 'Delete a record on a device only; \'ck sync\' pushes the deletion.'
+complete -c ck -n '__ck_arg \'device\' 0' -a 'delete' -d 'Delete a device\'s replica file (its unsynced edits are lost).'
+complete -c ck -n '__ck_arg \'device show\' 0' -x -a '(__ck_dynamic device)' -d 'Device name: letters, digits, \'-\', \'_\', \'.\'.'
+complete -c ck -n '__ck_arg \'device records\' 0' -x -a '(__ck_dynamic device)' -d 'Device name: letters, digits, \'-\', \'_\', \'.\'.'
+complete -c ck -n '__ck_at \'device save\'' -l name -x -a '(__ck_dynamic recordName)' -d 'Record name (default: a new UUID).'
+complete -c ck -n '__ck_at \'device save\'' -l unset -x -a '(__ck_dynamic field)' -d 'Remove a field (repeatable).'
+complete -c ck -n '__ck_arg \'device save\' 0' -x -a '(__ck_dynamic device)' -d 'Device name: letters, digits, \'-\', \'_\', \'.\'.'
+complete -c ck -n '__ck_arg \'device save\' 1' -x -a '(__ck_dynamic recordType)' -d 'Record type.'
+complete -c ck -n '__ck_arg \'device save\' 2+' -x -a '(__ck_dynamic field)' -d 'Field values to set: field[:type]=value.'
+complete -c ck -n '__ck_arg \'device remove\' 0' -x -a '(__ck_dynamic device)' -d 'Device name: letters, digits, \'-\', \'_\', \'.\'.'
+complete -c ck -n '__ck_arg \'device remove\' 1' -x -a '(__ck_dynamic recordName)' -d 'Record name.'
+complete -c ck -n '__ck_at \'device delete\'' -l yes -s y -d 'Do not ask for confirmation.'
+complete -c ck -n '__ck_arg \'device delete\' 0' -x -a '(__ck_dynamic device)' -d 'Device name: letters, digits, \'-\', \'_\', \'.\'.'
 complete -c ck -n '__ck_arg \'schema\' 0' -a 'show' -d 'Show record types, or one type\'s fields and indexes.'
 complete -c ck -n '__ck_arg \'schema\' 0' -a 'export' -d 'Print the schema in the .ckdb language (cktool\'s export layout).'
 complete -c ck -n '__ck_arg \'schema\' 0' -a 'import' -d 'Make a .ckdb file the development schema.'

@@ -1,6 +1,6 @@
 /// What a shell can complete for a value.
 public enum CompletionKind: String, Sendable {
-    case none, file, directory, container, zone, recordType, field, recordName, user
+    case none, file, directory, container, zone, recordType, field, recordName, user, device
 }
 
 /// One option of a command (or a global option).
