@@ -89,7 +89,7 @@ enum DeviceCommand {
         let db = try inv.database()
         let info = try Device.open(name, database: db, create: false).info()
         let pending = info.pendingSaves + info.pendingDeletes
-        let question = "Delete device \(name)" + (pending > 0 ? " and its \(pending) unsynced edits?" : "?")
+        let question = "Delete device \(name)" + (pending > 0 ? " and its \(SyncCommand.plural(pending, "unsynced edit"))?" : "?")
         if !inv.parsed.flag("yes") && !inv.confirm(question) {
             inv.note("nothing deleted")
             return ExitCode.failure
@@ -97,7 +97,7 @@ enum DeviceCommand {
         try Device.remove(name, database: db)
         try inv.report(.object(["device": .string(name), "deleted": .bool(true), "pendingLost": .int(Int64(pending))]),
                        plain: name + "\tdeleted\t" + String(pending),
-                       table: "Deleted device \(name)" + (pending > 0 ? " (\(pending) unsynced edits lost)" : ""))
+                       table: "Deleted device \(name)" + (pending > 0 ? " (\(SyncCommand.plural(pending, "unsynced edit")) lost)" : ""))
         return ExitCode.success
     }
 }
