@@ -8,7 +8,7 @@ _ck_passopts='--data-dir --container -c --env -e --db --zone -z --as'
 # Sets _ck_subs, _ck_opts, _ck_vopts (options taking a value) and _ck_rt (argument index of a record type) for a command path.
 _ck_info() {
     case "$1" in
-        '') _ck_subs='init container zone record query changes schema subscription notification export import doctor gc help man completion' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
+        '') _ck_subs='init container zone record query changes sync device schema subscription notification export import doctor gc help man completion' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
         'init') _ck_subs='' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
         'container') _ck_subs='create list use show delete' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
         'container create') _ck_subs='' _ck_opts='--use' _ck_vopts='' _ck_rt='' ;;
@@ -29,6 +29,14 @@ _ck_info() {
         'changes') _ck_subs='zone database' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
         'changes zone') _ck_subs='' _ck_opts='--since --limit --keys' _ck_vopts='--since --limit --keys' _ck_rt='' ;;
         'changes database') _ck_subs='' _ck_opts='--since --limit' _ck_vopts='--since --limit' _ck_rt='' ;;
+        'sync') _ck_subs='' _ck_opts='--conflicts' _ck_vopts='--conflicts' _ck_rt='' ;;
+        'device') _ck_subs='list show records save remove delete' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
+        'device list') _ck_subs='' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
+        'device show') _ck_subs='' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
+        'device records') _ck_subs='' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
+        'device save') _ck_subs='' _ck_opts='--name --unset' _ck_vopts='--name --unset' _ck_rt='1' ;;
+        'device remove') _ck_subs='' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
+        'device delete') _ck_subs='' _ck_opts='--yes -y' _ck_vopts='' _ck_rt='' ;;
         'schema') _ck_subs='show export import validate diff deploy reset index fmt' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
         'schema show') _ck_subs='' _ck_opts='' _ck_vopts='' _ck_rt='0' ;;
         'schema export') _ck_subs='' _ck_opts='--file' _ck_vopts='--file' _ck_rt='' ;;
@@ -75,6 +83,9 @@ _ck_value() {
         'query:--sort') _ck_dynamic field "$_ck_rtype" ;;
         'query:--keys') _ck_dynamic field "$_ck_rtype" ;;
         'changes zone:--keys') _ck_dynamic field "$_ck_rtype" ;;
+        'sync:--conflicts') _ck_words 'local server' ;;
+        'device save:--name') _ck_dynamic recordName ;;
+        'device save:--unset') _ck_dynamic field "$_ck_rtype" ;;
         'schema export:--file') _ck_files ;;
         'schema diff:--from') _ck_words 'development production' ;;
         'schema diff:--to') _ck_words 'development production' ;;
@@ -130,6 +141,27 @@ _ck_positional() {
         'changes zone')
             if (( $2 == 0 )); then _ck_dynamic zone; fi
             ;;
+        'sync')
+            if (( $2 == 0 )); then _ck_dynamic device; fi
+            ;;
+        'device show')
+            if (( $2 == 0 )); then _ck_dynamic device; fi
+            ;;
+        'device records')
+            if (( $2 == 0 )); then _ck_dynamic device; fi
+            ;;
+        'device save')
+            if (( $2 == 0 )); then _ck_dynamic device; fi
+            if (( $2 == 1 )); then _ck_dynamic recordType; fi
+            if (( $2 >= 2 )); then _ck_dynamic field "$_ck_rtype"; fi
+            ;;
+        'device remove')
+            if (( $2 == 0 )); then _ck_dynamic device; fi
+            if (( $2 == 1 )); then _ck_dynamic recordName; fi
+            ;;
+        'device delete')
+            if (( $2 == 0 )); then _ck_dynamic device; fi
+            ;;
         'schema show')
             if (( $2 == 0 )); then _ck_dynamic recordType; fi
             ;;
@@ -159,7 +191,7 @@ _ck_positional() {
             if (( $2 == 0 )); then _ck_files; fi
             ;;
         'help')
-            if (( $2 >= 0 )); then _ck_words 'environment exit-codes formats predicates store init container zone record query changes schema subscription notification export import doctor gc help man completion'; fi
+            if (( $2 >= 0 )); then _ck_words 'environment exit-codes formats predicates store init container zone record query changes sync device schema subscription notification export import doctor gc help man completion'; fi
             ;;
         'completion')
             if (( $2 == 0 )); then _ck_words 'bash zsh fish'; fi

@@ -7,7 +7,7 @@ function __ck_info --description 'Subcommands, options taking a value and record
     set -g __ck_rt
     switch "p:$argv[1]"
         case 'p:'
-            set -g __ck_subs init container zone record query changes schema subscription notification export import doctor gc help man completion
+            set -g __ck_subs init container zone record query changes sync device schema subscription notification export import doctor gc help man completion
         case 'p:container'
             set -g __ck_subs create list use show delete
         case 'p:zone'
@@ -32,6 +32,13 @@ function __ck_info --description 'Subcommands, options taking a value and record
             set -a __ck_vopts --since --limit --keys
         case 'p:changes database'
             set -a __ck_vopts --since --limit
+        case 'p:sync'
+            set -a __ck_vopts --conflicts
+        case 'p:device'
+            set -g __ck_subs list show records save remove delete
+        case 'p:device save'
+            set -a __ck_vopts --name --unset
+            set -g __ck_rt 2
         case 'p:schema'
             set -g __ck_subs show export import validate diff deploy reset index fmt
         case 'p:schema show'
@@ -153,6 +160,8 @@ complete -c ck -n '__ck_arg \'\' 0' -a 'zone' -d 'Create, list, show and delete 
 complete -c ck -n '__ck_arg \'\' 0' -a 'record' -d 'Save, fetch and delete records.'
 complete -c ck -n '__ck_arg \'\' 0' -a 'query' -d 'Query records of a type with CloudKit\'s NSPredicate subset.'
 complete -c ck -n '__ck_arg \'\' 0' -a 'changes' -d 'Fetch what changed in a zone or a database since a change token.'
+complete -c ck -n '__ck_arg \'\' 0' -a 'sync' -d 'Sync an emulated device with the server: push its edits, then pull.'
+complete -c ck -n '__ck_arg \'\' 0' -a 'device' -d 'List, show, edit offline and delete emulated sync devices.'
 complete -c ck -n '__ck_arg \'\' 0' -a 'schema' -d 'Show, export, import, validate, diff, deploy and reset the schema.'
 complete -c ck -n '__ck_arg \'\' 0' -a 'subscription' -d 'Create, list, show and delete subscriptions.'
 complete -c ck -n '__ck_arg \'\' 0' -a 'notification' -d 'List notifications and mark them read.'
@@ -222,6 +231,25 @@ complete -c ck -n '__ck_at \'changes zone\'' -l keys -x -a '(__ck_dynamic field)
 complete -c ck -n '__ck_arg \'changes zone\' 0' -x -a '(__ck_dynamic zone)' -d 'Zone name (default: --zone).'
 complete -c ck -n '__ck_at \'changes database\'' -l since -x -d 'Changes after this syncToken (from the previous call); omit to start from the beginning.'
 complete -c ck -n '__ck_at \'changes database\'' -l limit -x -d 'At most n items (resultsLimit); moreComing says when to ask again.'
+complete -c ck -n '__ck_at \'sync\'' -l conflicts -x -a 'local server' -d 'Who wins a key both sides changed: local (default) or server.'
+complete -c ck -n '__ck_arg \'sync\' 0' -x -a '(__ck_dynamic device)' -d 'Device name: letters, digits, \'-\', \'_\', \'.\'.'
+complete -c ck -n '__ck_arg \'device\' 0' -a 'list' -d 'List the acting user\'s devices.'
+complete -c ck -n '__ck_arg \'device\' 0' -a 'show' -d 'Show a device: user, tokens, pending edits, last sync.'
+complete -c ck -n '__ck_arg \'device\' 0' -a 'records' -d 'List a device\'s records, pending edits marked (all zones, or -z).'
+complete -c ck -n '__ck_arg \'device\' 0' -a 'save' -d 'Save a record on a device only; \'ck sync\' pushes it.'
+complete -c ck -n '__ck_arg \'device\' 0' -a 'remove' -d 'Delete a record on a device only; \'ck sync\' pushes the deletion.'
+complete -c ck -n '__ck_arg \'device\' 0' -a 'delete' -d 'Delete a device\'s replica file (its unsynced edits are lost).'
+complete -c ck -n '__ck_arg \'device show\' 0' -x -a '(__ck_dynamic device)' -d 'Device name: letters, digits, \'-\', \'_\', \'.\'.'
+complete -c ck -n '__ck_arg \'device records\' 0' -x -a '(__ck_dynamic device)' -d 'Device name: letters, digits, \'-\', \'_\', \'.\'.'
+complete -c ck -n '__ck_at \'device save\'' -l name -x -a '(__ck_dynamic recordName)' -d 'Record name (default: a new UUID).'
+complete -c ck -n '__ck_at \'device save\'' -l unset -x -a '(__ck_dynamic field)' -d 'Remove a field (repeatable).'
+complete -c ck -n '__ck_arg \'device save\' 0' -x -a '(__ck_dynamic device)' -d 'Device name: letters, digits, \'-\', \'_\', \'.\'.'
+complete -c ck -n '__ck_arg \'device save\' 1' -x -a '(__ck_dynamic recordType)' -d 'Record type.'
+complete -c ck -n '__ck_arg \'device save\' 2+' -x -a '(__ck_dynamic field)' -d 'Field values to set: field[:type]=value.'
+complete -c ck -n '__ck_arg \'device remove\' 0' -x -a '(__ck_dynamic device)' -d 'Device name: letters, digits, \'-\', \'_\', \'.\'.'
+complete -c ck -n '__ck_arg \'device remove\' 1' -x -a '(__ck_dynamic recordName)' -d 'Record name.'
+complete -c ck -n '__ck_at \'device delete\'' -l yes -s y -d 'Do not ask for confirmation.'
+complete -c ck -n '__ck_arg \'device delete\' 0' -x -a '(__ck_dynamic device)' -d 'Device name: letters, digits, \'-\', \'_\', \'.\'.'
 complete -c ck -n '__ck_arg \'schema\' 0' -a 'show' -d 'Show record types, or one type\'s fields and indexes.'
 complete -c ck -n '__ck_arg \'schema\' 0' -a 'export' -d 'Print the schema in the .ckdb language (cktool\'s export layout).'
 complete -c ck -n '__ck_arg \'schema\' 0' -a 'import' -d 'Make a .ckdb file the development schema.'
@@ -289,7 +317,7 @@ complete -c ck -n '__ck_at \'import\'' -l replace -d 'Replace what the environme
 complete -c ck -n '__ck_arg \'import\' 0' -r -F -d 'The document (\'-\' for stdin).'
 complete -c ck -n '__ck_at \'doctor\'' -l repair -d 'Move bad data aside and rebuild what can be rebuilt.'
 complete -c ck -n '__ck_at \'gc\'' -l dry-run -d 'Say what would be compacted and removed; change nothing.'
-complete -c ck -n '__ck_arg \'help\' 0+' -x -a 'environment exit-codes formats predicates store init container zone record query changes schema subscription notification export import doctor gc help man completion' -d 'A topic or a command path.'
+complete -c ck -n '__ck_arg \'help\' 0+' -x -a 'environment exit-codes formats predicates store init container zone record query changes sync device schema subscription notification export import doctor gc help man completion' -d 'A topic or a command path.'
 complete -c ck -n '__ck_at \'man\'' -l dir -x -a '(__fish_complete_directories (commandline -ct))' -d 'Write every page into <dir>.'
 complete -c ck -n '__ck_arg \'completion\' 0' -x -a 'bash zsh fish' -d 'bash, zsh or fish.'
 complete -c ck -l data-dir -x -a '(__fish_complete_directories (commandline -ct))' -d 'Use the store at <dir> (env CK_DATA_DIR; default: nearest .ck/, else ~/.local/share/ck).'

@@ -4,7 +4,7 @@ import CKCore
 ///
 /// The scripts know nouns, verbs, options (long and short), option values from `choices`, and
 /// complete files or directories where an option or argument says so. For containers, zones,
-/// record types, fields, record names and users they call `ck __complete <kind>`, passing along
+/// record types, fields, record names, users and devices they call `ck __complete <kind>`, passing along
 /// --data-dir, --container, --env, --db, --zone and --as when the line has them.
 public enum CompletionRenderer {
     /// A shell ck can complete in.
@@ -22,7 +22,7 @@ public enum CompletionRenderer {
     }
 
     /// The kinds `ck __complete` answers from the store.
-    public static let dynamicKinds: [CompletionKind] = [.container, .zone, .recordType, .field, .recordName, .user, .subscription]
+    public static let dynamicKinds: [CompletionKind] = [.container, .zone, .recordType, .field, .recordName, .user, .subscription, .device]
 
     /// Global options whose values the scripts pass along to `ck __complete`.
     static let passedOptions: Set<String> = ["data-dir", "container", "env", "db", "zone", "as"]

@@ -1,0 +1,122 @@
+import CKCore
+
+/// `ck device records|save|remove`: a device's records, and offline edits a later `ck sync` pushes.
+enum DeviceRecordsCommand {
+    static let records = CommandSpec(
+        "records", summary: "List a device's records, pending edits marked (all zones, or -z).",
+        arguments: [DeviceCommand.deviceArgument], run: listRecords)
+
+    static let save = CommandSpec(
+        "save", summary: "Save a record on a device only; 'ck sync' pushes it.",
+        discussion: "Fields are field[:type]=value as for 'ck record save'. Without a type, a field takes the type it has on the device's records of that type, else the type the value looks like. Devices keep no asset bytes, so asset fields are refused. The zone (-z) must be a custom zone.",
+        arguments: [DeviceCommand.deviceArgument,
+                    ArgumentSpec("record-type", help: "Record type.", completion: .recordType),
+                    ArgumentSpec("field=value", help: "Field values to set: field[:type]=value.", optional: true, repeatable: true, completion: .field)],
+        options: [OptionSpec("name", value: "name", help: "Record name (default: a new UUID).", completion: .recordName),
+                  OptionSpec("unset", value: "field", help: "Remove a field (repeatable).", repeatable: true, completion: .field)],
+        examples: [("ck device save tablet Note --name n1 -z Notes title=Edited", "Edit n1 on tablet, offline.")],
+        run: runSave)
+
+    static let remove = CommandSpec(
+        "remove", summary: "Delete a record on a device only; 'ck sync' pushes the deletion.",
+        arguments: [DeviceCommand.deviceArgument, ArgumentSpec("record-name", help: "Record name.", completion: .recordName)],
+        run: runRemove)
+
+    /// The device named first; `create` for an offline edit on a device never synced (ck needs no set-up).
+    static func device(_ inv: Invocation, create: Bool = false) throws -> Device {
+        guard let name = inv.positionals.first else { throw UsageError("expected a device name", command: inv.command.path) }
+        return try Device.open(name, database: try inv.database(), create: create)
+    }
+
+    static func pendingText(_ p: LocalRecord.Pending) -> String {
+        switch p {
+        case .none: return "-"
+        case .save(let keys): return keys.isEmpty ? "save" : "save(" + keys.joined(separator: ",") + ")"
+        case .delete: return "delete"
+        }
+    }
+
+    static func recordJSON(_ l: LocalRecord) -> JSON {
+        var fields: [String: JSON] = [:]
+        for (k, v) in l.fields { fields[k] = v.fieldJSON }
+        var o: [String: JSON] = ["recordName": .string(l.recordName), "recordType": .string(l.recordType),
+                                 "zoneName": .string(l.zoneName), "fields": .object(fields),
+                                 "recordChangeTag": l.changeTag.map { .string($0) } ?? .null]
+        switch l.pending {
+        case .none: o["pending"] = .null
+        case .save(let keys): o["pending"] = .string("save"); o["changedKeys"] = .array(keys.map { .string($0) })
+        case .delete: o["pending"] = .string("delete")
+        }
+        return .object(o)
+    }
+
+    static func printRecords(_ list: [LocalRecord], _ inv: Invocation, empty: String) throws {
+        func fieldText(_ l: LocalRecord, escape: Bool) -> String {
+            l.fields.keys.sorted().compactMap { k in l.fields[k].map { k + "=" + (escape ? RecordText.escape(RecordText.display($0)) : RecordText.display($0)) } }
+                .joined(separator: escape ? "\t" : " ")
+        }
+        switch try inv.outputFormat() {
+        case .json: inv.line(JSON.object(["records": .array(list.map(recordJSON))]).pretty())
+        case .jsonl: for l in list { inv.line(recordJSON(l).serialized()) }
+        case .plain:
+            for l in list {
+                let cols = [l.zoneName, l.recordName, l.recordType, l.changeTag ?? "-", pendingText(l.pending)]
+                let fields = fieldText(l, escape: true)
+                inv.line(cols.joined(separator: "\t") + (fields.isEmpty ? "" : "\t" + fields))
+            }
+        case .table:
+            if list.isEmpty { inv.line(empty); return }
+            var t = Table(["ZONE", "RECORD", "TYPE", "TAG", "PENDING", "FIELDS"])
+            for l in list { t.add([l.zoneName, l.recordName, l.recordType, l.changeTag ?? "-", pendingText(l.pending), fieldText(l, escape: false)]) }
+            inv.out(t.aligned())
+        }
+    }
+
+    /// -z when given (flag or CK_ZONE); nil = every zone.
+    static func zoneFilter(_ inv: Invocation) -> String? { inv.setting("zone", env: "CK_ZONE") }
+
+    static func listRecords(_ inv: Invocation) throws -> Int32 {
+        guard inv.positionals.count == 1 else { throw UsageError("expected one device name", command: inv.command.path) }
+        let d = try device(inv)
+        let zone = zoneFilter(inv)
+        try printRecords(try d.records(zone: zone), inv,
+                         empty: "No records on \(d.name)\(zone.map { " in zone " + $0 } ?? ""); 'ck sync \(d.name)' fetches the server's.")
+        return ExitCode.success
+    }
+
+    static func runSave(_ inv: Invocation) throws -> Int32 {
+        guard inv.positionals.count >= 2 else { throw UsageError("expected a device name and a record type", command: inv.command.path) }
+        let d = try device(inv, create: true)
+        let type = inv.positionals[1]
+        let zone = inv.zone
+        var fields: [String: FieldValue?] = [:]
+        for a in inv.positionals.dropFirst(2) {
+            let (key, input) = try RecordSaveCommand.assignment(a, inv: inv)
+            guard case .text(let text, let explicit, let action) = input else { continue }
+            fields[key] = .some(try d.fieldValue(text, type: explicit, action: action, recordType: type, key: key))
+        }
+        for key in inv.parsed.all("unset") { fields[key] = .some(nil) }
+        let saved = try d.save(recordType: type, recordName: inv.parsed.value("name"), zone: zone, fields: fields)
+        if try inv.outputFormat() == .table {
+            inv.line("Saved \(saved.recordType) \(saved.recordName) in \(zone) on \(d.name) (pending until 'ck sync \(d.name)')")
+        } else {
+            try printRecords([saved], inv, empty: "")
+        }
+        return ExitCode.success
+    }
+
+    static func runRemove(_ inv: Invocation) throws -> Int32 {
+        guard inv.positionals.count == 2 else { throw UsageError("expected a device name and a record name", command: inv.command.path) }
+        let d = try device(inv)
+        let name = inv.positionals[1]
+        let zone = inv.zone
+        let outcome = try d.delete(recordName: name, zone: zone)
+        let dropped = outcome == .none
+        try inv.report(.object(["recordName": .string(name), "zoneName": .string(zone), "device": .string(d.name),
+                                "pending": dropped ? .null : .string("delete")]),
+                       plain: "\(zone)\t\(name)\t" + (dropped ? "dropped" : "delete"),
+                       table: dropped ? "Dropped \(name) from \(d.name): the server never had it"
+                                      : "Deleted \(name) in \(zone) on \(d.name) (pending until 'ck sync \(d.name)')")
+        return ExitCode.success
+    }
+}

@@ -1,0 +1,140 @@
+import CKCore
+
+/// `ck sync <device>`: one CKSyncEngine-style sync of an emulated device: push its edits, pull the server's.
+enum SyncCommand {
+    static let deviceArgument = ArgumentSpec("device", help: "Device name: letters, digits, '-', '_', '.'.", completion: .device)
+
+    static let spec = CommandSpec(
+        "sync", summary: "Sync an emulated device with the server: push its edits, then pull.",
+        discussion: "A device is one client (an iPhone, a Mac) of the acting user (--as), kept in its own SQLite file; the first sync creates it. A sync pushes the device's pending edits (only the changed keys, with the change tag they were made on) and then pulls the private database's change feeds. When the server changed a record meanwhile, the device merges three ways: keys only the device changed are taken; a key both changed differently is a conflict, won by the device (--conflicts local) or the server (--conflicts server). A record or zone deleted on the server wins over the device's edits of it, and the dropped edit is reported. Only custom zones sync: _defaultZone has no change feed in CloudKit. Edits the server refused stay pending, and the command exits 10. See also 'ck device'.",
+        arguments: [deviceArgument],
+        options: [OptionSpec("conflicts", value: "side", help: "Who wins a key both sides changed: local (default) or server.",
+                             choices: ConflictPolicy.allCases.map(\.rawValue))],
+        examples: [("ck sync phone", "Create device phone on first use and fetch the user's custom zones."),
+                   ("ck sync tablet --conflicts server", "Sync tablet; on a conflicting key the server's value wins."),
+                   ("ck sync phone -o json", "The sync report as JSON.")],
+        run: run)
+
+    static func run(_ inv: Invocation) throws -> Int32 {
+        let name = try inv.single("device name")
+        let policy = ConflictPolicy(rawValue: inv.parsed.value("conflicts") ?? "local") ?? .local
+        let device = try Device.open(name, database: try inv.database())
+        var bar: Progress? = nil
+        var phase: SyncProgress.Phase? = nil
+        let engine = SyncEngine(device: device, conflicts: policy) { p in
+            if phase != p.phase || bar?.total != p.total {
+                bar?.finish()
+                bar = Progress(inv, total: p.total, verb: p.phase == .push ? "pushed" : "pulled")
+                phase = p.phase
+            }
+            bar?.update(p.done)
+        }
+        let report: SyncReport
+        do { report = try engine.sync() } catch {
+            bar?.finish()
+            throw error
+        }
+        bar?.finish()
+        try print(report, inv)
+        if !report.kept.isEmpty {
+            throw CKError(.partialFailure, "\(report.kept.count) edit\(report.kept.count == 1 ? "" : "s") stay pending on device '\(name)'",
+                          hint: "fix the cause and run 'ck sync \(name)' again; 'ck device show \(name)' counts what is pending",
+                          items: report.kept.map { CKError.ItemFailure(id: $0.recordName ?? $0.zoneName, error: $0.error) })
+        }
+        return ExitCode.success
+    }
+
+    static func ref(_ r: SyncReport.RecordRef) -> JSON {
+        .object(["zoneName": .string(r.zoneName), "recordName": .string(r.recordName)])
+    }
+
+    static func mergeJSON(_ m: SyncReport.Merge) -> JSON {
+        var o: [String: JSON] = ["zoneName": .string(m.zoneName), "recordName": .string(m.recordName),
+                                 "mergedKeys": .array(m.mergedKeys.map { .string($0) }),
+                                 "conflicts": .array(m.conflicts.map { .object(["key": .string($0.key), "winner": .string($0.winner.rawValue)]) })]
+        if let kept = m.deleteKept { o["deleteKept"] = .bool(kept) }
+        return .object(o)
+    }
+
+    static func pulledJSON(_ p: SyncReport.ZonePull) -> JSON {
+        .object(["zoneName": .string(p.zoneName), "saved": .int(Int64(p.saved)), "deleted": .int(Int64(p.deleted)),
+                 "zoneDeleted": .bool(p.zoneDeleted)])
+    }
+
+    static func droppedJSON(_ d: SyncReport.Dropped) -> JSON {
+        .object(["zoneName": .string(d.zoneName), "recordName": .string(d.recordName), "reason": .string(d.reason)])
+    }
+
+    static func keptJSON(_ k: SyncReport.Kept) -> JSON {
+        var o: [String: JSON] = ["zoneName": .string(k.zoneName), "error": k.error.json]
+        if let n = k.recordName { o["recordName"] = .string(n) }
+        return .object(o)
+    }
+
+    /// `title (conflict: server)`-style text for a merge.
+    static func mergeText(_ m: SyncReport.Merge) -> String {
+        var parts = m.mergedKeys
+        parts += m.conflicts.map { "\($0.key) (conflict, \($0.winner.rawValue) won)" }
+        return parts.isEmpty ? "server record kept" : parts.joined(separator: ", ")
+    }
+
+    static func print(_ r: SyncReport, _ inv: Invocation) throws {
+        switch try inv.outputFormat() {
+        case .json:
+            inv.line(JSON.object([
+                "device": .string(r.device), "syncedAt": .int(r.syncedAt),
+                "pushed": .object(["saves": .array(r.pushedSaves.map(ref)), "deletes": .array(r.pushedDeletes.map(ref))]),
+                "merges": .array(r.merges.map(mergeJSON)), "pulled": .array(r.pulled.map(pulledJSON)),
+                "refetched": .array(r.refetched.map { .string($0) }), "dropped": .array(r.dropped.map(droppedJSON)),
+                "kept": .array(r.kept.map(keptJSON)),
+            ]).pretty())
+        case .jsonl:
+            func event(_ name: String, _ j: JSON) { inv.line(JSON.object((j.objectValue ?? [:]).merging(["event": .string(name)]) { $1 }).serialized()) }
+            for p in r.pushedSaves { event("pushedSave", ref(p)) }
+            for p in r.pushedDeletes { event("pushedDelete", ref(p)) }
+            for m in r.merges { event("merged", mergeJSON(m)) }
+            for p in r.pulled { event("pulled", pulledJSON(p)) }
+            for z in r.refetched { event("refetched", .object(["zoneName": .string(z)])) }
+            for d in r.dropped { event("dropped", droppedJSON(d)) }
+            for k in r.kept { event("kept", keptJSON(k)) }
+            event("synced", .object(["device": .string(r.device), "syncedAt": .int(r.syncedAt)]))
+        case .plain:
+            for p in r.pushedSaves { inv.line("pushed\tsave\t\(p.zoneName)\t\(p.recordName)") }
+            for p in r.pushedDeletes { inv.line("pushed\tdelete\t\(p.zoneName)\t\(p.recordName)") }
+            for m in r.merges {
+                let conflicts = m.conflicts.map { "\($0.key)=\($0.winner.rawValue)" }.joined(separator: ",")
+                inv.line("merged\t\(m.zoneName)\t\(m.recordName)\t\(m.mergedKeys.joined(separator: ","))\t\(conflicts)")
+            }
+            for p in r.pulled { inv.line("pulled\t\(p.zoneName)\t\(p.saved)\t\(p.deleted)" + (p.zoneDeleted ? "\tzoneDeleted" : "")) }
+            for z in r.refetched { inv.line("refetched\t\(z)") }
+            for d in r.dropped { inv.line("dropped\t\(d.zoneName)\t\(d.recordName)\t\(RecordText.escape(d.reason))") }
+            for k in r.kept { inv.line("kept\t\(k.zoneName)\t\(k.recordName ?? "-")\t\(k.error.code.name)\t\(RecordText.escape(k.error.reason))") }
+        case .table:
+            var zones: [String] = []
+            func note(_ z: String) { if !zones.contains(z) { zones.append(z) } }
+            r.pushedSaves.forEach { note($0.zoneName) }
+            r.pushedDeletes.forEach { note($0.zoneName) }
+            r.pulled.forEach { note($0.zoneName) }
+            r.kept.forEach { note($0.zoneName) }
+            inv.line("Synced \(r.device): pushed \(plural(r.pushedSaves.count, "save")) and \(plural(r.pushedDeletes.count, "delete")), pulled \(plural(r.pulledSaves, "save")) and \(plural(r.pulledDeletes, "delete"))")
+            if !zones.isEmpty {
+                var t = Table(["ZONE", "PUSHED", "PUSHED-DEL", "PULLED", "PULLED-DEL", "KEPT"])
+                for z in zones.sorted() {
+                    let pulled = r.pulled.filter { $0.zoneName == z }
+                    t.add([z + (pulled.contains { $0.zoneDeleted } ? " (deleted)" : ""),
+                           String(r.pushedSaves.filter { $0.zoneName == z }.count),
+                           String(r.pushedDeletes.filter { $0.zoneName == z }.count),
+                           String(pulled.reduce(0) { $0 + $1.saved }), String(pulled.reduce(0) { $0 + $1.deleted }),
+                           String(r.kept.filter { $0.zoneName == z }.count)])
+                }
+                inv.out(t.aligned())
+            }
+            for m in r.merges { inv.line("merged \(m.recordName) in \(m.zoneName): \(mergeText(m))") }
+            for z in r.refetched { inv.line("refetched \(z): its change token had expired") }
+            for d in r.dropped { inv.line("dropped \(d.recordName) in \(d.zoneName): \(d.reason)") }
+            for k in r.kept { inv.line("kept \(k.recordName ?? "edits") in \(k.zoneName): \(k.error.code.name): \(k.error.reason)") }
+        }
+    }
+
+    static func plural(_ n: Int, _ word: String) -> String { "\(n) \(word)\(n == 1 ? "" : "s")" }
+}

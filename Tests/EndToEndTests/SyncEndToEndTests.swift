@@ -1,0 +1,70 @@
+import Foundation
+import Testing
+
+/// `ck sync` and `ck device` through the binary: two devices of one user, edits offline, the server in between.
+@Suite struct SyncEndToEndTests {
+    @Test func twoDevicesSyncThroughTheServer() throws {
+        let s = try Sandbox()
+        #expect(try s.ck("zone", "create", "Notes").status == 0)
+        #expect(try s.ck("-z", "Notes", "record", "save", "Note", "--name", "n1", "title=Hello").status == 0)
+        let first = try s.ck("sync", "phone")
+        #expect(first.status == 0, "\(first.stderr)")
+        #expect(first.stdout == "pulled\tNotes\t1\t0\n")
+        let records = try s.ck("device", "records", "phone")
+        #expect(records.stdout.hasPrefix("Notes\tn1\tNote\t"), "\(records.stdout)")
+        #expect(records.stdout.hasSuffix("\t-\ttitle=Hello\n"))
+        // Offline on tablet, then pushed.
+        let saved = try s.ck("device", "save", "tablet", "Note", "--name", "n2", "-z", "Notes", "title=From tablet", "count=3")
+        #expect(saved.status == 0, "\(saved.stderr)")
+        #expect(saved.stdout.contains("\tsave(count,title)\t"))
+        #expect(try s.ck("-z", "Notes", "record", "fetch", "n2").status == 3, "not on the server before a sync")
+        let pushed = try s.ck("sync", "tablet")
+        #expect(pushed.status == 0, "\(pushed.stderr)")
+        #expect(pushed.stdout.contains("pushed\tsave\tNotes\tn2\n"))
+        let fetched = try s.ck("-z", "Notes", "record", "fetch", "n2", "-o", "json")
+        #expect(fetched.status == 0)
+        #expect(fetched.stdout.contains("\"deviceID\": \"tablet\""))
+        #expect(fetched.stdout.contains("\"value\": 3"))
+        // phone pulls it.
+        let pulled = try s.ck("sync", "phone")
+        #expect(pulled.stdout == "pulled\tNotes\t1\t0\n")
+        #expect(try s.ck("device", "records", "phone", "-z", "Notes").stdout.contains("Notes\tn2\tNote\t"))
+        // A conflict: both change title; the server's value wins with --conflicts server.
+        #expect(try s.ck("device", "save", "phone", "Note", "--name", "n1", "-z", "Notes", "title=Phone", "body=b").status == 0)
+        #expect(try s.ck("-z", "Notes", "record", "save", "Note", "--name", "n1", "--policy", "changed-keys", "title=Server").status == 0)
+        let merged = try s.ck("sync", "phone", "--conflicts", "server")
+        #expect(merged.stdout.contains("merged\tNotes\tn1\tbody\ttitle=server\n"), "\(merged.stdout)")
+        #expect(try s.ck("-z", "Notes", "record", "fetch", "n1").stdout.contains("body=b\ttitle=Server"))
+        // A pending delete, shown, then pushed.
+        #expect(try s.ck("device", "remove", "tablet", "n1", "-z", "Notes").stdout == "Notes\tn1\tdelete\n")
+        #expect(try s.ck("sync", "tablet").stdout.contains("pushed\tdelete\tNotes\tn1\n"))
+        #expect(try s.ck("-z", "Notes", "record", "fetch", "n1").status == 3)
+        // The files live under devices/, which export leaves out.
+        let files = s.files(under: s.dir + "/store/devices")
+        #expect(files.contains { $0.hasPrefix("iCloud.ck.default/development/_") && $0.hasSuffix("/phone.sqlite") }, "\(files)")
+        #expect(!(try s.ck("export").stdout.contains("phone")))
+        #expect(try s.ck("device", "list").stdout.hasPrefix("phone\t"))
+        #expect(try s.ck("__complete", "device").stdout == "phone\ntablet\n")
+        let json = try s.ck("device", "show", "phone", "-o", "json")
+        #expect(json.stdout.contains("\"pendingSaves\": 0"))
+        #expect(try s.ck("device", "delete", "tablet", "-y").status == 0)
+        #expect(try s.ck("__complete", "device").stdout == "phone\n")
+    }
+
+    @Test func mistakesGetClearErrors() throws {
+        let s = try Sandbox()
+        let name = try s.ck("sync", "my phone")
+        #expect(name.status == 8 && name.stderr.contains("invalid device name 'my phone'"))
+        let zone = try s.ck("device", "save", "phone", "Note", "title=x")
+        #expect(zone.status == 8 && zone.stderr.contains("_defaultZone has no change feed"))
+        let missing = try s.ck("device", "show", "nope")
+        #expect(missing.status == 3 && missing.stderr.contains("ck sync nope"))
+        let policy = try s.ck("sync", "phone", "--conflicts", "mine")
+        #expect(policy.status == 64)
+        // An edit in a zone the server lacks stays pending: exit 10, and the next sync still has it.
+        #expect(try s.ck("device", "save", "phone", "Note", "--name", "a", "-z", "Gone", "title=x").status == 0)
+        let kept = try s.ck("sync", "phone")
+        #expect(kept.status == 10 && kept.stdout.contains("kept\tGone\ta\tzoneNotFound"), "\(kept.stdout) \(kept.stderr)")
+        #expect(try s.ck("device", "show", "phone", "-o", "plain").stdout.contains("pending saves\t1\n"))
+    }
+}
