@@ -192,6 +192,22 @@ final class Harness {
         #expect(try run(["import", dir + "/fixtures.json", "-q"], stdin: "", stderrIsTTY: true, env: quiet).1.isEmpty)
     }
 
+    @Test func syncShowsProgressOnlyOnATerminal() throws {
+        let dir = NSTemporaryDirectory() + "ck-progress-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let lines = (0..<1_050).map { #"{"recordName":"r\#($0)","recordType":"Note","fields":{"n":{"value":\#($0)}}}"# }
+            .joined(separator: "\n")
+        let env = ["CK_DATA_DIR": dir + "/store"]
+        #expect(try run(["zone", "create", "Notes"], stdin: "", stderrIsTTY: false, env: env).0 == 0)
+        #expect(try run(["-z", "Notes", "record", "save", "--batch", "-"], stdin: lines, stderrIsTTY: false, env: env).0 == 0)
+        let (code, err) = try run(["sync", "phone"], stdin: "", stderrIsTTY: true, env: env)
+        #expect(code == 0)
+        #expect(err.contains("\rck: pulled 200 of 1050 (19%)"), "\(err)")
+        #expect(err.contains("\rck: pulled 1050 of 1050 (100%)\n"), "\(err)")
+        #expect(try run(["sync", "tablet"], stdin: "", stderrIsTTY: false, env: env).1.isEmpty)
+        #expect(try run(["sync", "laptop", "-q"], stdin: "", stderrIsTTY: true, env: env).1.isEmpty)
+    }
+
     @Test func colourOnlyOnATerminalAndNeverWithNoColor() throws {
         let (_, tty) = try run(["record", "fetch", "missing"], stdin: "", stderrIsTTY: true)
         #expect(tty.hasPrefix("\u{1B}[31mck: unknownItem"))

@@ -125,6 +125,44 @@ import Testing
         #expect(try t.db(.shared).databaseChanges().zones.isEmpty)
     }
 
+    @Test func compactionExpiresOldTokensButNotPagesReadAfterIt() throws {
+        let t = try TempStore()
+        let db = try t.db()
+        try db.createZone("Z")
+        for i in 0..<4 { try db.save("Item", "r\(i)", ["i": "\(i)"], zone: "Z") }
+        let before = try db.zoneChanges(zone: "Z").syncToken
+        let dbBefore = try db.databaseChanges().syncToken
+        try db.save("Item", "gone", [:], zone: "Z")
+        try delete(db, "gone", zone: "Z")
+        let report = try t.store.container().collectGarbage(.development)
+        #expect(report.compacted == 1 && report.linesAfter == 4)
+
+        #expect(ckError { _ = try db.zoneChanges(zone: "Z", since: before) }?.code == .changeTokenExpired)
+        // The deletion was compacted away, but the zone still shows as changed since the database token.
+        #expect(try db.databaseChanges(since: dbBefore).zones.map(\.zoneID.zoneName) == ["Z"])
+
+        // Paging from the beginning of the compacted log never expires, though page positions are old.
+        var token: String? = nil
+        var seen: [String] = []
+        for _ in 0..<10 {
+            let page = try db.zoneChanges(zone: "Z", since: token, limit: 1)
+            seen += page.changes.map(\.recordName)
+            token = page.syncToken
+            if !page.moreComing { break }
+        }
+        #expect(seen == ["r0", "r1", "r2", "r3"])
+        let final = try #require(token)
+        #expect(try db.zoneChanges(zone: "Z", since: final).changes.isEmpty)
+        try db.save("Item", "new", [:], zone: "Z")
+        #expect(try db.zoneChanges(zone: "Z", since: final).changes.map(\.recordName) == ["new"])
+
+        // A page token made before a second compaction that drops history after it expires.
+        let page = try db.zoneChanges(zone: "Z", limit: 1).syncToken
+        try delete(db, "r3", zone: "Z")
+        try t.store.container().collectGarbage(.development)
+        #expect(ckError { _ = try db.zoneChanges(zone: "Z", since: page) }?.code == .changeTokenExpired)
+    }
+
     @Test func tokensRoundTripAndBase64URLKeepsEveryByte() throws {
         let token = ChangeToken(kind: .zone, environment: .production, database: .private, owner: "_abc",
                                 zoneName: "Z?>~", zoneSeq: 7, position: 1 << 40)

@@ -137,6 +137,25 @@ import Testing
         #expect(try server.fetchOne("local", zone: "Notes").fields["title"] == .string("mine"))
     }
 
+    @Test func compactionOnTheServerMakesTheDeviceRefetchAndLoseNoDeletion() throws {
+        let (t, server) = try seeded()
+        try server.save("Note", "n2", ["title": "doomed"], zone: "Notes")
+        let phone = try device(t, "phone")
+        _ = try sync(phone)
+        #expect(try phone.records(zone: "Notes").map(\.recordName) == ["n1", "n2"])
+        // The deletion of n2 is compacted away before the phone hears of it.
+        let r = try server.modify([RecordOperation(type: .forceDelete, recordName: "n2")], zone: "Notes")
+        #expect(r.results.first?.error == nil)
+        try server.save("Note", "n3", ["title": "new"], zone: "Notes")
+        try t.store.container().collectGarbage(.development)
+        try phone.save(recordType: "Note", recordName: "mine", zone: "Notes", fields: ["title": .string("offline")])
+        let report = try sync(phone)
+        #expect(report.refetched == ["Notes"])
+        #expect(try phone.records(zone: "Notes").map(\.recordName) == ["mine", "n1", "n3"])
+        #expect(try server.fetchOne("mine", zone: "Notes").fields["title"] == .string("offline"))
+        #expect(try sync(phone).refetched.isEmpty, "the refetched token is current")
+    }
+
     @Test func aFailedPushKeepsEditsPending() throws {
         let (t, server) = try seeded()
         let phone = try device(t, "phone")

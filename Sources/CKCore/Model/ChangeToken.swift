@@ -12,6 +12,8 @@ struct ChangeToken: Equatable {
     /// Zone name and the sequence number of the zone's creation (zone tokens only).
     var zoneName: String = ""
     var zoneSeq: Int64 = 0
+    /// The zone's compaction point when the token was made: the log it read had lost nothing since.
+    var compacted: Int64 = 0
     /// Every change up to this sequence number has been delivered.
     var position: Int64
 
@@ -23,18 +25,20 @@ struct ChangeToken: Equatable {
         if kind == .zone {
             o["z"] = .string(zoneName)
             o["c"] = .int(zoneSeq)
+            if compacted > 0 { o["g"] = .int(compacted) }
         }
         return ChangeToken.prefix + Base64URL.encode(Array(JSON.object(o).serialized().utf8))
     }
 
     init(kind: Kind, environment: Environment, database: DatabaseScope, owner: String,
-         zoneName: String = "", zoneSeq: Int64 = 0, position: Int64) {
+         zoneName: String = "", zoneSeq: Int64 = 0, compacted: Int64 = 0, position: Int64) {
         self.kind = kind
         self.environment = environment
         self.database = database
         self.owner = owner
         self.zoneName = zoneName
         self.zoneSeq = zoneSeq
+        self.compacted = compacted
         self.position = position
     }
 
@@ -54,6 +58,7 @@ struct ChangeToken: Equatable {
             guard let z = json["z"]?.stringValue, let c = json["c"]?.int64Value else { throw bad }
             zoneName = z
             zoneSeq = c
+            compacted = json["g"]?.int64Value ?? 0
         }
     }
 }

@@ -19,6 +19,7 @@ extension CKContainer {
     /// Compacts every zone log of an environment to its live records, and removes asset files no live record
     /// refers to. Change tokens older than a zone's compaction then answer changeTokenExpired, as CloudKit does
     /// once history is gone. `progress` is told bytes of logs done out of the total.
+    @discardableResult
     public func collectGarbage(_ environment: Environment, dryRun: Bool = false,
                                progress: (Int, Int) -> Void = { _, _ in }) throws(CKError) -> GarbageReport {
         let env = environmentStore(environment)

@@ -64,7 +64,9 @@ extension CKDatabase {
                 }
                 since = previous.position
             }
-            if since < zone.compactedSeq && previous != nil {
+            // History before the compaction point is gone — unless the token was made after that compaction,
+            // from the compacted log (then its position may be older and nothing it needs was dropped).
+            if let previous, since < zone.compactedSeq, previous.compacted != zone.compactedSeq {
                 throw CKError(.changeTokenExpired, "The change token is too old: the history of zone '\(zoneName)' before it was compacted",
                               hint: "toss the local copy of the zone and fetch again without a token")
             }
@@ -91,7 +93,9 @@ extension CKDatabase {
                 high = changes.last?.seq ?? since
             }
             let next = ChangeToken(kind: .zone, environment: environment, database: scope, owner: zone.zoneID.ownerRecordName,
-                                   zoneName: zone.zoneID.zoneName, zoneSeq: zone.seq, position: max(high, zone.seq))
+                                   zoneName: zone.zoneID.zoneName, zoneSeq: zone.seq, compacted: zone.compactedSeq,
+                                   // Compaction may have dropped the newest lines: a final token is past them.
+                                   position: more ? high : max(high, zone.seq, zone.compactedSeq))
             return ZoneChanges(zoneID: zone.zoneID, changes: changes, syncToken: next.encoded, moreComing: more)
         }
     }
@@ -109,7 +113,8 @@ extension CKDatabase {
             var high = since
             if scope == .private {
                 for z in catalog.zones where z.database == .private && z.zoneID.ownerRecordName == userRecordName {
-                    let last = max(z.seq, try ZoneLog.lastSeq(env.logPath(database: .private, zone: z.zoneID)))
+                    // A compacted-away last change (a deletion) still counts as the zone's newest change.
+                    let last = max(z.seq, z.compactedSeq, try ZoneLog.lastSeq(env.logPath(database: .private, zone: z.zoneID)))
                     high = max(high, last)
                     if last > since { zones.append(ZoneChange(zoneID: z.zoneID, deleted: false, seq: last)) }
                 }
