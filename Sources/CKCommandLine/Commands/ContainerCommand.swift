@@ -90,12 +90,7 @@ enum ContainerCommand {
                 rows.append((env.rawValue, types.isEmpty ? "no record types" : "record types: " + types.joined(separator: ", ")))
             }
             rows.append(("users", users.isEmpty ? "none yet" : users.map { "\($0.name) (\($0.userRecordName))" }.joined(separator: ", ")))
-            if try inv.outputFormat() == .plain {
-                for r in rows { inv.line(r.0 + "\t" + RecordText.escape(r.1)) }
-            } else {
-                let w = rows.map(\.0.count).max() ?? 0
-                for r in rows { inv.line(r.0.padding(toLength: w + 2, withPad: " ", startingAt: 0) + r.1) }
-            }
+            try inv.printRows(rows)
         }
         return ExitCode.success
     }

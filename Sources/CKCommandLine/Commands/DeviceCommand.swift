@@ -75,11 +75,7 @@ enum DeviceCommand {
                 ("pending deletes", String(i.pendingDeletes)), ("database token", i.databaseToken ?? "-"),
             ]
             for z in i.zoneTokens.keys.sorted() { rows.append(("zone \(z)", (i.zoneTokens[z] ?? nil) ?? "-")) }
-            if try inv.outputFormat() == .plain {
-                for r in rows { inv.line(r.0 + "\t" + r.1) }
-            } else {
-                for r in rows { inv.line(r.0.padding(toLength: 17, withPad: " ", startingAt: 0) + r.1) }
-            }
+            try inv.printRows(rows)
         }
         return ExitCode.success
     }

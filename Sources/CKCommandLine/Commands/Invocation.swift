@@ -115,6 +115,16 @@ final class Invocation {
         }
     }
 
+    /// Prints `name value` rows of a `show` command: aligned for people, `name<TAB>value` (escaped) for scripts.
+    func printRows(_ rows: [(String, String)]) throws {
+        if try outputFormat() == .plain {
+            for r in rows { line(r.0 + "\t" + RecordText.escape(r.1)) }
+        } else {
+            let width = rows.map(\.0.count).max() ?? 0
+            for r in rows { line(r.0.padding(toLength: width + 2, withPad: " ", startingAt: 0) + r.1) }
+        }
+    }
+
     /// A note on stderr, silenced by -q.
     func note(_ s: String) { if !quiet { terminal.writeErr("ck: " + s + "\n") } }
 

@@ -152,8 +152,7 @@ enum SubscriptionCommand {
             if info.shouldSendContentAvailable { rows.append(("content", "available")) }
             if !info.desiredKeys.isEmpty { rows.append(("desired keys", info.desiredKeys.joined(separator: ","))) }
             rows.append(("created", ISO8601.format(milliseconds: s.created)))
-            let plain = try inv.outputFormat() == .plain
-            for r in rows { inv.line(plain ? r.0 + "\t" + r.1 : r.0.padding(toLength: 14, withPad: " ", startingAt: 0) + r.1) }
+            try inv.printRows(rows)
         }
         return ExitCode.success
     }

@@ -91,11 +91,7 @@ enum ZoneCommand {
                                             ("owner", s.zone.zoneID.ownerRecordName), ("capabilities", caps(s.zone)),
                                             ("records", String(s.recordCount))]
             if s.zone.created > 0 { rows.append(("created", ISO8601.format(milliseconds: s.zone.created))) }
-            if try inv.outputFormat() == .plain {
-                for r in rows { inv.line(r.0 + "\t" + r.1) }
-            } else {
-                for r in rows { inv.line(r.0.padding(toLength: 14, withPad: " ", startingAt: 0) + r.1) }
-            }
+            try inv.printRows(rows)
         }
         return ExitCode.success
     }

@@ -47,27 +47,20 @@ enum NotificationLog {
     static func read(_ path: String, tolerant: Bool = false) throws(CKError) -> Contents {
         var c = Contents()
         guard let bytes = try FileIO.read(path) else { return c }
-        var lineNo = 0, start = 0
-        while start < bytes.count {
-            lineNo += 1
-            var end = start
-            while end < bytes.count, bytes[end] != 0x0A { end += 1 }
-            let line = bytes[start..<end]
-            let terminated = end < bytes.count
-            defer { start = end + 1 }
-            if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) {
-                if terminated { c.validLength = end + 1 }
-                continue
+        try JSONLines.forEach(bytes) { (line) throws(CKError) in
+            if line.isBlank {
+                if line.terminated { c.validLength = line.next }
+                return
             }
             do throws(CKError) {
                 let json: JSON
-                do { json = try JSON.parse(utf8: line) } catch { throw CKError.invalid("invalid JSON: \(error.message)") }
+                do throws(JSONParseError) { json = try JSON.parse(utf8: line.bytes) } catch { throw CKError.invalid("invalid JSON: \(error.message)") }
                 c.entries.append(try Entry(json: json, path: "this line"))
-                c.validLength = terminated ? end + 1 : end
+                c.validLength = line.next
             } catch {
-                if !terminated { c.tornBytes = line.count; continue }
-                if tolerant { c.badLines.append(lineNo); c.validLength = end + 1; continue }
-                throw CKError.corrupt(path: path, line: lineNo, error.reason)
+                if !line.terminated { c.tornBytes = line.bytes.count; return }
+                if tolerant { c.badLines.append(line.number); c.validLength = line.next; return }
+                throw CKError.corrupt(path: path, line: line.number, error.reason)
             }
         }
         return c

@@ -50,10 +50,15 @@ final class SQLiteConnection {
 
     /// Runs `body` in a transaction (BEGIN IMMEDIATE: writers queue instead of failing later).
     func transaction<T>(_ body: () throws(Failure) -> T) throws(Failure) -> T {
-        try exec("BEGIN IMMEDIATE")
-        do {
+        try transaction(mapping: { $0 }, body)
+    }
+
+    /// The same for a body that throws its own error type; SQLite's failures are turned into it by `mapping`.
+    func transaction<T, E: Error>(mapping: (Failure) -> E, _ body: () throws(E) -> T) throws(E) -> T {
+        do { try exec("BEGIN IMMEDIATE") } catch { throw mapping(error) }
+        do throws(E) {
             let v = try body()
-            try exec("COMMIT")
+            do { try exec("COMMIT") } catch { throw mapping(error) }
             return v
         } catch {
             try? exec("ROLLBACK")

@@ -236,32 +236,25 @@ public struct StoreDoctor {
         var bad: [UInt8] = []
         var badLines: [Int] = []
         var live: [String: Record] = [:]
-        var lineNo = 0, start = 0
-        while start < bytes.count {
-            lineNo += 1
-            var end = start
-            while end < bytes.count, bytes[end] != 0x0A { end += 1 }
-            let line = bytes[start..<end]
-            let terminated = end < bytes.count
-            if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) { start = end + 1; continue }
-            if let json = try? JSON.parse(utf8: line), let entry = try? LogEntry(json: json, path: path) {
-                good.append(contentsOf: line)
+        JSONLines.forEach(bytes) { line in
+            if line.isBlank { return }
+            if let json = try? JSON.parse(utf8: line.bytes), let entry = try? LogEntry(json: json, path: path) {
+                good.append(contentsOf: line.bytes)
                 good.append(0x0A)
                 switch entry {
                 case .save(_, let r): live[r.recordName] = r
                 case .delete(_, let n, _, _, _): live[n] = nil
                 }
-            } else if !terminated {
-                note(.warning, "\(path):\(lineNo)", "torn last line (\(line.count) bytes, an interrupted write)",
+            } else if !line.terminated {
+                note(.warning, "\(path):\(line.number)", "torn last line (\(line.bytes.count) bytes, an interrupted write)",
                      fix: repair ? "cut off" : "ck drops it on the next write; 'ck doctor --repair' cuts it now", repaired: repair)
-                bad.append(contentsOf: line)
+                bad.append(contentsOf: line.bytes)
                 bad.append(0x0A)
             } else {
-                badLines.append(lineNo)
-                bad.append(contentsOf: line)
+                badLines.append(line.number)
+                bad.append(contentsOf: line.bytes)
                 bad.append(0x0A)
             }
-            start = end + 1
         }
         for n in badLines {
             note(.problem, "\(path):\(n)", "not a valid log line: reads of this zone fail until it is fixed",

@@ -153,15 +153,7 @@ public final class Device {
 
     /// Runs `body` in one SQLite transaction: all of it is on disk, or none of it.
     func transaction<T>(_ body: () throws(CKError) -> T) throws(CKError) -> T {
-        try exec("BEGIN IMMEDIATE")
-        do {
-            let v = try body()
-            try exec("COMMIT")
-            return v
-        } catch {
-            try? exec("ROLLBACK")
-            throw error
-        }
+        try sql.transaction(mapping: fail, body)
     }
 
     func meta(_ key: String) throws(CKError) -> String? {

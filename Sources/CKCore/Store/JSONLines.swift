@@ -1,0 +1,28 @@
+/// Splits a JSON Lines file into lines: shared by the notification log and `ck doctor`'s log check.
+enum JSONLines {
+    struct Line {
+        /// 1-based line number.
+        var number: Int
+        /// The line without its newline.
+        var bytes: ArraySlice<UInt8>
+        /// Offset just past the line's newline (or the end of the file for a last line without one).
+        var next: Int
+        /// False for a last line with no newline: perhaps a write cut short.
+        var terminated: Bool
+        /// Only spaces, tabs and carriage returns.
+        var isBlank: Bool { bytes.allSatisfy { $0 == 0x20 || $0 == 0x09 || $0 == 0x0D } }
+    }
+
+    static func forEach<E: Error>(_ bytes: [UInt8], _ body: (Line) throws(E) -> Void) throws(E) {
+        var number = 0, start = 0
+        while start < bytes.count {
+            number += 1
+            var end = start
+            while end < bytes.count, bytes[end] != 0x0A { end += 1 }
+            let terminated = end < bytes.count
+            let next = terminated ? end + 1 : end
+            try body(Line(number: number, bytes: bytes[start..<end], next: next, terminated: terminated))
+            start = next
+        }
+    }
+}
