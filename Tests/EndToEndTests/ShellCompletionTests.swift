@@ -54,6 +54,15 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: s.dir + "/none"))
         // -e production has no record types yet.
         #expect(try Self.bashComplete([Sandbox.binary, "-e", "production", "query", ""], sandbox: s, bash: bash) == [])
+        // Subscription IDs and device names come from the store too.
+        #expect(try s.ck("subscription", "create", "database", "--id", "all-changes").status == 0)
+        #expect(try Self.bashComplete([Sandbox.binary, "subscription", "show", ""], sandbox: s, bash: bash) == ["all-changes"])
+        #expect(try s.ck("zone", "create", "Notes").status == 0)
+        #expect(try s.ck("sync", "iphone").status == 0)
+        #expect(try s.ck("sync", "ipad").status == 0)
+        #expect(try Self.bashComplete([Sandbox.binary, "sync", "ip"], sandbox: s, bash: bash) == ["ipad", "iphone"])
+        #expect(try Self.bashComplete([Sandbox.binary, "device", "records", "iph"], sandbox: s, bash: bash) == ["iphone"])
+        #expect(try Self.bashComplete([Sandbox.binary, "sync", "iphone", "--conflicts", ""], sandbox: s, bash: bash) == ["local", "server"])
         try FileManager.default.createDirectory(atPath: s.dir + "/pages", withIntermediateDirectories: true)
         #expect(try Self.bashComplete(["ck", "man", "--dir", "pa"], sandbox: s, bash: bash) == ["pages"])
     }
