@@ -68,3 +68,35 @@ import Testing
         #expect(try s.ck("device", "show", "phone", "-o", "plain").stdout.contains("pending saves\t1\n"))
     }
 }
+
+/// Syncs of one device at once take turns; deleting a container takes its devices along.
+@Suite struct SyncLockingTests {
+    @Test func concurrentSyncsOfOneDevicePushEachEditOnce() throws {
+        let s = try Sandbox()
+        #expect(try s.ck("zone", "create", "Notes").status == 0)
+        for i in 0..<30 {
+            #expect(try s.ck("device", "save", "phone", "Note", "--name", "n\(i)", "-z", "Notes", "i=\(i)").status == 0)
+        }
+        let launch = CKLaunch(s)
+        let children = try (0..<4).map { i in try CKChild(launch, CKJob("sync \(i)", ["sync", "phone", "-o", "json"])) }
+        let results = children.map { $0.wait() }
+        for r in results { #expect(r.status == 0, "\(r.stderr)") }
+        // Exactly one of them pushed the 30 edits; the others found nothing left to push.
+        let pushed = results.filter { $0.stdout.contains("\"recordName\": \"n29\"") }
+        #expect(pushed.count == 1, "\(results.map(\.stdout))")
+        let merged = results.map(\.stdout).filter { $0.contains("\"mergedKeys\"") }
+        #expect(merged.isEmpty, "a second sync re-pushed edits: \(merged)")
+        #expect(try s.ck("device", "show", "phone", "-o", "json").stdout.contains("\"pendingSaves\": 0"))
+        #expect(try s.ck("-z", "Notes", "changes", "zone", "-o", "plain").stdout.split(separator: "\n").count == 31)
+    }
+
+    @Test func deletingAContainerDeletesItsDevices() throws {
+        let s = try Sandbox()
+        #expect(try s.ck("container", "create", "iCloud.com.example.Gone").status == 0)
+        #expect(try s.ck("-c", "iCloud.com.example.Gone", "zone", "create", "Z").status == 0)
+        #expect(try s.ck("-c", "iCloud.com.example.Gone", "sync", "phone").status == 0)
+        #expect(FileManager.default.fileExists(atPath: s.dir + "/store/devices/iCloud.com.example.Gone"))
+        #expect(try s.ck("container", "delete", "iCloud.com.example.Gone", "-y").status == 0)
+        #expect(!FileManager.default.fileExists(atPath: s.dir + "/store/devices/iCloud.com.example.Gone"))
+    }
+}

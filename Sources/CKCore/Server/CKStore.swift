@@ -157,6 +157,8 @@ public final class CKStore: @unchecked Sendable {
             try JSONFile.write(configPath, .object(config))
         }
         try FileIO.removeTree(dir)
+        // Devices are clients of this container only: their replicas go with it.
+        try FileIO.removeTree(root + "/devices/" + id)
         envLocks.forEach { $0.unlock() }
     }
 

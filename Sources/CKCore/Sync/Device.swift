@@ -73,7 +73,7 @@ public final class Device {
                           hint: "'ck device list' shows the devices")
         }
         let path = directory(for: db) + "/" + name + ".sqlite"
-        for p in [path, path + "-journal"] where FileIO.exists(p) {
+        for p in [path, path + "-journal", path + ".lock"] where FileIO.exists(p) {
             guard unlink(p) == 0 else { throw CKError.internalError("cannot remove \(p): \(FileIO.errnoText())") }
         }
         FileIO.syncDirectory(directory(for: db))

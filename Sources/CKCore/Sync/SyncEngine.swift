@@ -28,6 +28,9 @@ public struct SyncEngine {
     /// One sync: push, then pull. Errors of one zone or record stay in the report (their edits stay
     /// pending); an error that stops the whole sync (the device file, the store) is thrown.
     public func sync() throws(CKError) -> SyncReport {
+        // One sync of a device at a time: a second waits rather than pushing the same edits twice.
+        let lock = try FileLock(path: device.path + ".lock", exclusive: true)
+        defer { lock.unlock() }
         db.deviceID = device.name
         var report = SyncReport(device: device.name)
         try push(&report)
