@@ -139,9 +139,14 @@ enum HelpCommand {
             public/_defaultZone.jsonl             public database log
             private/<userRecordName>/<zone>.jsonl private database logs
             assets/<sha256>                       asset bytes
+            subscriptions.json                    subscriptions of every user
+            notifications/<userRecordName>.jsonl  a user's notifications
+          devices/<id>/<environment>/<userRecordName>/<device>.sqlite
+                                                  a device replica ('ck sync')
 
         Zone logs are append-only JSON Lines; the latest line for a record wins. Writers
-        hold an exclusive lock and fsync before ck reports success. See docs/store.md.
+        hold an exclusive lock and fsync before ck reports success. 'ck gc' compacts
+        the logs to their live records. See docs/store.md.
 
         """
     }
