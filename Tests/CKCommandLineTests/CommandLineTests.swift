@@ -142,6 +142,22 @@ final class Harness {
         return (CKCommandLineTool.run(args, terminal: terminal), err)
     }
 
+    /// A temporary directory holding a store with `count` Note records (each with `size` bytes of text) in `zone`.
+    func seededStore(count: Int, size: Int, zone: String? = nil) throws -> (dir: String, env: [String: String]) {
+        let dir = NSTemporaryDirectory() + "ck-progress-\(UUID().uuidString)"
+        let text = String(repeating: "x", count: size)
+        let lines = (0..<count).map { #"{"recordName":"r\#($0)","recordType":"Note","fields":{"t":{"value":"\#(text)"}}}"# }
+            .joined(separator: "\n")
+        let env = ["CK_DATA_DIR": dir + "/store"]
+        var save = ["record", "save", "--batch", "-"]
+        if let zone {
+            #expect(try run(["zone", "create", zone], stdin: "", stderrIsTTY: false, env: env).0 == 0)
+            save = ["-z", zone] + save
+        }
+        #expect(try run(save, stdin: lines, stderrIsTTY: false, env: env).0 == 0)
+        return (dir, env)
+    }
+
     @Test func bulkSavesShowProgressOnlyOnATerminal() throws {
         let lines = (0..<1_200).map { #"{"recordName":"r\#($0)","recordType":"Note","fields":{"n":{"value":\#($0)}}}"# }.joined(separator: "\n")
         let (code, err) = try run(["record", "save", "--batch", "-"], stdin: lines, stderrIsTTY: true)
@@ -155,13 +171,8 @@ final class Harness {
     }
 
     @Test func gcShowsProgressInMegabytesOnlyOnATerminal() throws {
-        let dir = NSTemporaryDirectory() + "ck-progress-\(UUID().uuidString)"
+        let (dir, env) = try seededStore(count: 1_200, size: 4_000)
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let text = String(repeating: "x", count: 4_000)
-        let lines = (0..<1_200).map { #"{"recordName":"r\#($0)","recordType":"Note","fields":{"t":{"value":"\#(text)"}}}"# }
-            .joined(separator: "\n")
-        let env = ["CK_DATA_DIR": dir + "/store"]
-        #expect(try run(["record", "save", "--batch", "-"], stdin: lines, stderrIsTTY: false, env: env).0 == 0)
         let (code, err) = try run(["gc"], stdin: "", stderrIsTTY: true, env: env)
         #expect(code == 0)
         #expect(err.hasPrefix("\rck: compacting "), "\(err)")
@@ -171,13 +182,8 @@ final class Harness {
     }
 
     @Test func importAndExportShowProgressOnlyOnATerminal() throws {
-        let dir = NSTemporaryDirectory() + "ck-progress-\(UUID().uuidString)"
+        let (dir, env) = try seededStore(count: 1_100, size: 4_000)
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let text = String(repeating: "y", count: 4_000)
-        let lines = (0..<1_100).map { #"{"recordName":"r\#($0)","recordType":"Note","fields":{"t":{"value":"\#(text)"}}}"# }
-            .joined(separator: "\n")
-        let env = ["CK_DATA_DIR": dir + "/store"]
-        #expect(try run(["record", "save", "--batch", "-"], stdin: lines, stderrIsTTY: false, env: env).0 == 0)
         let (code, err) = try run(["export", "--file", dir + "/fixtures.json"], stdin: "", stderrIsTTY: true, env: env)
         #expect(code == 0)
         #expect(err.hasPrefix("\rck: exporting "), "\(err)")
@@ -193,13 +199,8 @@ final class Harness {
     }
 
     @Test func syncShowsProgressOnlyOnATerminal() throws {
-        let dir = NSTemporaryDirectory() + "ck-progress-\(UUID().uuidString)"
+        let (dir, env) = try seededStore(count: 1_050, size: 10, zone: "Notes")
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let lines = (0..<1_050).map { #"{"recordName":"r\#($0)","recordType":"Note","fields":{"n":{"value":\#($0)}}}"# }
-            .joined(separator: "\n")
-        let env = ["CK_DATA_DIR": dir + "/store"]
-        #expect(try run(["zone", "create", "Notes"], stdin: "", stderrIsTTY: false, env: env).0 == 0)
-        #expect(try run(["-z", "Notes", "record", "save", "--batch", "-"], stdin: lines, stderrIsTTY: false, env: env).0 == 0)
         let (code, err) = try run(["sync", "phone"], stdin: "", stderrIsTTY: true, env: env)
         #expect(code == 0)
         #expect(err.contains("\rck: pulled 200 of 1050 (19%)"), "\(err)")
