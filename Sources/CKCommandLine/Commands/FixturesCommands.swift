@@ -22,12 +22,10 @@ enum FixturesCommands {
 
     static func runExport(_ inv: Invocation) throws -> Int32 {
         guard inv.positionals.isEmpty else { throw UsageError("export takes no arguments; use --file", command: inv.command.path) }
-        var progress: Progress? = nil
-        let doc = try inv.container().exportFixtures(try inv.environment()) { done, total in
-            if progress == nil { progress = Progress(inv, total: total, verb: "exporting", bytes: true) }
-            progress?.update(done)
-        }
-        progress?.finish()
+        let progress = ProgressLine(inv, verb: "exporting", bytes: true)
+        defer { progress.finish() }
+        let doc = try inv.container().exportFixtures(try inv.environment(), progress: progress.update)
+        progress.finish()
         let text = doc.pretty() + "\n"
         try inv.writeDocument(text, to: inv.parsed.value("file"))
         return ExitCode.success
@@ -51,12 +49,11 @@ enum FixturesCommands {
             }
             container = try store.container(id)
         }
-        var progress: Progress? = nil
-        let s = try container.importFixtures(doc, into: env, replace: inv.parsed.flag("replace"), label: label) { done, total in
-            if progress == nil { progress = Progress(inv, total: total, verb: "imported") }
-            progress?.update(done)
-        }
-        progress?.finish()
+        let progress = ProgressLine(inv, verb: "imported")
+        defer { progress.finish() }
+        let s = try container.importFixtures(doc, into: env, replace: inv.parsed.flag("replace"), label: label,
+                                             progress: progress.update)
+        progress.finish()
         func count(_ n: Int, _ noun: String) -> String { "\(n) \(noun)\(n == 1 ? "" : "s")" }
         var parts = [count(s.records, "record"), count(s.zones, "zone")]
         if s.subscriptions > 0 { parts.append(count(s.subscriptions, "subscription")) }

@@ -14,12 +14,10 @@ enum GCCommand {
         guard inv.positionals.isEmpty else { throw UsageError("gc takes no arguments", command: inv.command.path) }
         let env = try inv.environment()
         let dryRun = inv.parsed.flag("dry-run")
-        var progress: Progress? = nil
-        let r = try inv.container().collectGarbage(env, dryRun: dryRun) { done, total in
-            if progress == nil { progress = Progress(inv, total: total, verb: "compacting", bytes: true) }
-            progress?.update(done)
-        }
-        progress?.finish()
+        let progress = ProgressLine(inv, verb: "compacting", bytes: true)
+        defer { progress.finish() }
+        let r = try inv.container().collectGarbage(env, dryRun: dryRun, progress: progress.update)
+        progress.finish()
         let json = JSON.object([
             "environment": .string(env.rawValue), "dryRun": .bool(dryRun),
             "logs": .int(Int64(r.logs)), "compacted": .int(Int64(r.compacted)),

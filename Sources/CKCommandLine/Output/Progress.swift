@@ -39,3 +39,28 @@ struct Progress {
         inv.terminal.writeErr("\n")
     }
 }
+
+/// A progress line whose total comes with each report, as CKCore's progress callbacks give it.
+final class ProgressLine {
+    private let inv: Invocation
+    private let verb: String
+    private let bytes: Bool
+    private var progress: Progress?
+
+    init(_ inv: Invocation, verb: String, bytes: Bool = false) {
+        self.inv = inv
+        self.verb = verb
+        self.bytes = bytes
+    }
+
+    func update(_ done: Int, of total: Int) {
+        if progress == nil { progress = Progress(inv, total: total, verb: verb, bytes: bytes) }
+        progress?.update(done)
+    }
+
+    /// Ends the line once (callers `defer` it, so an error message starts on a line of its own).
+    func finish() {
+        progress?.finish()
+        progress = nil
+    }
+}
