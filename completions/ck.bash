@@ -8,7 +8,7 @@ _ck_passopts='--data-dir --container -c --env -e --db --zone -z --as'
 # Sets _ck_subs, _ck_opts, _ck_vopts (options taking a value) and _ck_rt (argument index of a record type) for a command path.
 _ck_info() {
     case "$1" in
-        '') _ck_subs='init container zone record query changes sync device schema subscription notification export import doctor gc help man completion' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
+        '') _ck_subs='init container zone record query subscription notification changes sync device schema export import gc doctor help man completion' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
         'init') _ck_subs='' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
         'container') _ck_subs='create list use show delete' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
         'container create') _ck_subs='' _ck_opts='--use' _ck_vopts='' _ck_rt='' ;;
@@ -26,6 +26,17 @@ _ck_info() {
         'record fetch') _ck_subs='' _ck_opts='--keys' _ck_vopts='--keys' _ck_rt='' ;;
         'record delete') _ck_subs='' _ck_opts='--yes -y --if-tag' _ck_vopts='--if-tag' _ck_rt='' ;;
         'query') _ck_subs='' _ck_opts='--arg --sort --limit --cursor --all --keys --zone-wide --filters-json --filters --explain' _ck_vopts='--arg --sort --limit --cursor --keys --filters-json --filters' _ck_rt='0' ;;
+        'subscription') _ck_subs='create list show delete' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
+        'subscription create') _ck_subs='query zone database' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
+        'subscription create query') _ck_subs='' _ck_opts='--id --arg --fires-on --fires-once --zone-wide --desired-keys --alert --badge --content-available' _ck_vopts='--id --arg --fires-on --desired-keys --alert' _ck_rt='0' ;;
+        'subscription create zone') _ck_subs='' _ck_opts='--id --type --alert --badge --content-available' _ck_vopts='--id --type --alert' _ck_rt='' ;;
+        'subscription create database') _ck_subs='' _ck_opts='--id --type --alert --badge --content-available' _ck_vopts='--id --type --alert' _ck_rt='' ;;
+        'subscription list') _ck_subs='' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
+        'subscription show') _ck_subs='' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
+        'subscription delete') _ck_subs='' _ck_opts='--yes -y' _ck_vopts='' _ck_rt='' ;;
+        'notification') _ck_subs='list read' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
+        'notification list') _ck_subs='' _ck_opts='--unread --since' _ck_vopts='--since' _ck_rt='' ;;
+        'notification read') _ck_subs='' _ck_opts='--all' _ck_vopts='' _ck_rt='' ;;
         'changes') _ck_subs='zone database' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
         'changes zone') _ck_subs='' _ck_opts='--since --limit --keys' _ck_vopts='--since --limit --keys' _ck_rt='' ;;
         'changes database') _ck_subs='' _ck_opts='--since --limit' _ck_vopts='--since --limit' _ck_rt='' ;;
@@ -47,21 +58,10 @@ _ck_info() {
         'schema reset') _ck_subs='' _ck_opts='--yes -y' _ck_vopts='' _ck_rt='' ;;
         'schema index') _ck_subs='' _ck_opts='--queryable --sortable --searchable --remove' _ck_vopts='' _ck_rt='0' ;;
         'schema fmt') _ck_subs='' _ck_opts='--check' _ck_vopts='' _ck_rt='' ;;
-        'subscription') _ck_subs='create list show delete' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
-        'subscription create') _ck_subs='query zone database' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
-        'subscription create query') _ck_subs='' _ck_opts='--id --arg --fires-on --fires-once --zone-wide --desired-keys --alert --badge --content-available' _ck_vopts='--id --arg --fires-on --desired-keys --alert' _ck_rt='0' ;;
-        'subscription create zone') _ck_subs='' _ck_opts='--id --type --alert --badge --content-available' _ck_vopts='--id --type --alert' _ck_rt='' ;;
-        'subscription create database') _ck_subs='' _ck_opts='--id --type --alert --badge --content-available' _ck_vopts='--id --type --alert' _ck_rt='' ;;
-        'subscription list') _ck_subs='' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
-        'subscription show') _ck_subs='' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
-        'subscription delete') _ck_subs='' _ck_opts='--yes -y' _ck_vopts='' _ck_rt='' ;;
-        'notification') _ck_subs='list read' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
-        'notification list') _ck_subs='' _ck_opts='--unread --since' _ck_vopts='--since' _ck_rt='' ;;
-        'notification read') _ck_subs='' _ck_opts='--all' _ck_vopts='' _ck_rt='' ;;
         'export') _ck_subs='' _ck_opts='--file' _ck_vopts='--file' _ck_rt='' ;;
         'import') _ck_subs='' _ck_opts='--replace' _ck_vopts='' _ck_rt='' ;;
-        'doctor') _ck_subs='' _ck_opts='--repair' _ck_vopts='' _ck_rt='' ;;
         'gc') _ck_subs='' _ck_opts='--dry-run' _ck_vopts='' _ck_rt='' ;;
+        'doctor') _ck_subs='' _ck_opts='--repair' _ck_vopts='' _ck_rt='' ;;
         'help') _ck_subs='' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
         'man') _ck_subs='' _ck_opts='--dir' _ck_vopts='--dir' _ck_rt='' ;;
         'completion') _ck_subs='' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
@@ -82,6 +82,9 @@ _ck_value() {
         'record fetch:--keys') _ck_dynamic field "$_ck_rtype" ;;
         'query:--sort') _ck_dynamic field "$_ck_rtype" ;;
         'query:--keys') _ck_dynamic field "$_ck_rtype" ;;
+        'subscription create query:--desired-keys') _ck_dynamic field "$_ck_rtype" ;;
+        'subscription create zone:--type') _ck_dynamic recordType ;;
+        'subscription create database:--type') _ck_dynamic recordType ;;
         'changes zone:--keys') _ck_dynamic field "$_ck_rtype" ;;
         'sync:--conflicts') _ck_words 'local server' ;;
         'device save:--name') _ck_dynamic recordName ;;
@@ -89,9 +92,6 @@ _ck_value() {
         'schema export:--file') _ck_files ;;
         'schema diff:--from') _ck_words 'development production' ;;
         'schema diff:--to') _ck_words 'development production' ;;
-        'subscription create query:--desired-keys') _ck_dynamic field "$_ck_rtype" ;;
-        'subscription create zone:--type') _ck_dynamic recordType ;;
-        'subscription create database:--type') _ck_dynamic recordType ;;
         'export:--file') _ck_files ;;
         'man:--dir') _ck_dirs ;;
         *:--data-dir) _ck_dirs ;;
@@ -138,6 +138,15 @@ _ck_positional() {
         'query')
             if (( $2 == 0 )); then _ck_dynamic recordType; fi
             ;;
+        'subscription create query')
+            if (( $2 == 0 )); then _ck_dynamic recordType; fi
+            ;;
+        'subscription show')
+            if (( $2 == 0 )); then _ck_dynamic subscription; fi
+            ;;
+        'subscription delete')
+            if (( $2 >= 0 )); then _ck_dynamic subscription; fi
+            ;;
         'changes zone')
             if (( $2 == 0 )); then _ck_dynamic zone; fi
             ;;
@@ -178,20 +187,11 @@ _ck_positional() {
         'schema fmt')
             if (( $2 == 0 )); then _ck_files; fi
             ;;
-        'subscription create query')
-            if (( $2 == 0 )); then _ck_dynamic recordType; fi
-            ;;
-        'subscription show')
-            if (( $2 == 0 )); then _ck_dynamic subscription; fi
-            ;;
-        'subscription delete')
-            if (( $2 >= 0 )); then _ck_dynamic subscription; fi
-            ;;
         'import')
             if (( $2 == 0 )); then _ck_files; fi
             ;;
         'help')
-            if (( $2 >= 0 )); then _ck_words 'environment exit-codes formats predicates store init container zone record query changes sync device schema subscription notification export import doctor gc help man completion'; fi
+            if (( $2 >= 0 )); then _ck_words 'environment exit-codes formats predicates store init container zone record query subscription notification changes sync device schema export import gc doctor help man completion'; fi
             ;;
         'completion')
             if (( $2 == 0 )); then _ck_words 'bash zsh fish'; fi

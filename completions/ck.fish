@@ -7,7 +7,7 @@ function __ck_info --description 'Subcommands, options taking a value and record
     set -g __ck_rt
     switch "p:$argv[1]"
         case 'p:'
-            set -g __ck_subs init container zone record query changes sync device schema subscription notification export import doctor gc help man completion
+            set -g __ck_subs init container zone record query subscription notification changes sync device schema export import gc doctor help man completion
         case 'p:container'
             set -g __ck_subs create list use show delete
         case 'p:zone'
@@ -26,6 +26,21 @@ function __ck_info --description 'Subcommands, options taking a value and record
         case 'p:query'
             set -a __ck_vopts --arg --sort --limit --cursor --keys --filters-json --filters
             set -g __ck_rt 1
+        case 'p:subscription'
+            set -g __ck_subs create list show delete
+        case 'p:subscription create'
+            set -g __ck_subs query zone database
+        case 'p:subscription create query'
+            set -a __ck_vopts --id --arg --fires-on --desired-keys --alert
+            set -g __ck_rt 1
+        case 'p:subscription create zone'
+            set -a __ck_vopts --id --type --alert
+        case 'p:subscription create database'
+            set -a __ck_vopts --id --type --alert
+        case 'p:notification'
+            set -g __ck_subs list read
+        case 'p:notification list'
+            set -a __ck_vopts --since
         case 'p:changes'
             set -g __ck_subs zone database
         case 'p:changes zone'
@@ -49,21 +64,6 @@ function __ck_info --description 'Subcommands, options taking a value and record
             set -a __ck_vopts --from --to
         case 'p:schema index'
             set -g __ck_rt 1
-        case 'p:subscription'
-            set -g __ck_subs create list show delete
-        case 'p:subscription create'
-            set -g __ck_subs query zone database
-        case 'p:subscription create query'
-            set -a __ck_vopts --id --arg --fires-on --desired-keys --alert
-            set -g __ck_rt 1
-        case 'p:subscription create zone'
-            set -a __ck_vopts --id --type --alert
-        case 'p:subscription create database'
-            set -a __ck_vopts --id --type --alert
-        case 'p:notification'
-            set -g __ck_subs list read
-        case 'p:notification list'
-            set -a __ck_vopts --since
         case 'p:export'
             set -a __ck_vopts --file
         case 'p:man'
@@ -159,16 +159,16 @@ complete -c ck -n '__ck_arg \'\' 0' -a 'container' -d 'Create, list, select, sho
 complete -c ck -n '__ck_arg \'\' 0' -a 'zone' -d 'Create, list, show and delete record zones.'
 complete -c ck -n '__ck_arg \'\' 0' -a 'record' -d 'Save, fetch and delete records.'
 complete -c ck -n '__ck_arg \'\' 0' -a 'query' -d 'Query records of a type with CloudKit\'s NSPredicate subset.'
+complete -c ck -n '__ck_arg \'\' 0' -a 'subscription' -d 'Create, list, show and delete subscriptions.'
+complete -c ck -n '__ck_arg \'\' 0' -a 'notification' -d 'List notifications and mark them read.'
 complete -c ck -n '__ck_arg \'\' 0' -a 'changes' -d 'Fetch what changed in a zone or a database since a change token.'
 complete -c ck -n '__ck_arg \'\' 0' -a 'sync' -d 'Sync an emulated device with the server: push its edits, then pull.'
 complete -c ck -n '__ck_arg \'\' 0' -a 'device' -d 'List, show, edit offline and delete emulated sync devices.'
 complete -c ck -n '__ck_arg \'\' 0' -a 'schema' -d 'Show, export, import, validate, diff, deploy and reset the schema.'
-complete -c ck -n '__ck_arg \'\' 0' -a 'subscription' -d 'Create, list, show and delete subscriptions.'
-complete -c ck -n '__ck_arg \'\' 0' -a 'notification' -d 'List notifications and mark them read.'
 complete -c ck -n '__ck_arg \'\' 0' -a 'export' -d 'Write an environment as one JSON fixtures document.'
 complete -c ck -n '__ck_arg \'\' 0' -a 'import' -d 'Load a JSON fixtures document into an environment.'
-complete -c ck -n '__ck_arg \'\' 0' -a 'doctor' -d 'Check a store\'s files and say what is wrong and how to fix it.'
 complete -c ck -n '__ck_arg \'\' 0' -a 'gc' -d 'Compact zone logs and remove assets no record refers to.'
+complete -c ck -n '__ck_arg \'\' 0' -a 'doctor' -d 'Check a store\'s files and say what is wrong and how to fix it.'
 complete -c ck -n '__ck_arg \'\' 0' -a 'help' -d 'Show help for a command or a topic.'
 complete -c ck -n '__ck_arg \'\' 0' -a 'man' -d 'Print or write ck\'s manual pages.'
 complete -c ck -n '__ck_arg \'\' 0' -a 'completion' -d 'Print a shell completion script for bash, zsh or fish.'
@@ -223,6 +223,41 @@ complete -c ck -n '__ck_at \'query\'' -l filters-json -x -d 'Web Services filter
 complete -c ck -n '__ck_at \'query\'' -l filters -x -d 'cktool filter "FIELD OP VALUE", e.g. "price > 4.60" (repeatable).'
 complete -c ck -n '__ck_at \'query\'' -l explain -d 'Print the parsed predicate, bound values, filters and needed indexes; run nothing.'
 complete -c ck -n '__ck_arg \'query\' 0' -x -a '(__ck_dynamic recordType)' -d 'Record type.'
+complete -c ck -n '__ck_arg \'subscription\' 0' -a 'create' -d 'Create (or replace) a subscription.'
+complete -c ck -n '__ck_arg \'subscription\' 0' -a 'list' -d 'List this user\'s subscriptions in the database.'
+complete -c ck -n '__ck_arg \'subscription\' 0' -a 'show' -d 'Show one subscription.'
+complete -c ck -n '__ck_arg \'subscription\' 0' -a 'delete' -d 'Delete subscriptions.'
+complete -c ck -n '__ck_arg \'subscription create\' 0' -a 'query' -d 'Subscribe to records of a type matching a predicate.'
+complete -c ck -n '__ck_arg \'subscription create\' 0' -a 'zone' -d 'Subscribe to changes in the zone given with -z.'
+complete -c ck -n '__ck_arg \'subscription create\' 0' -a 'database' -d 'Subscribe to changes in the database\'s custom zones.'
+complete -c ck -n '__ck_at \'subscription create query\'' -l id -x -d 'Subscription ID (default: a new UUID); an existing ID is replaced.'
+complete -c ck -n '__ck_at \'subscription create query\'' -l arg -x -d 'Value for the next %@, %K, %d or %f (repeatable), as in \'ck query\'.'
+complete -c ck -n '__ck_at \'subscription create query\'' -l fires-on -x -d 'Comma-separated: create, update, delete (default: all three).'
+complete -c ck -n '__ck_at \'subscription create query\'' -l fires-once -d 'Delete the subscription after it fires once.'
+complete -c ck -n '__ck_at \'subscription create query\'' -l zone-wide -d 'Watch every zone (the default unless -z is given).'
+complete -c ck -n '__ck_at \'subscription create query\'' -l desired-keys -x -a '(__ck_dynamic field)' -d 'Comma-separated fields to carry in notifications.'
+complete -c ck -n '__ck_at \'subscription create query\'' -l alert -x -d 'Alert body of the notifications.'
+complete -c ck -n '__ck_at \'subscription create query\'' -l badge -d 'Notifications increment the app badge (shouldBadge).'
+complete -c ck -n '__ck_at \'subscription create query\'' -l content-available -d 'Silent background notifications (shouldSendContentAvailable).'
+complete -c ck -n '__ck_arg \'subscription create query\' 0' -x -a '(__ck_dynamic recordType)' -d 'Record type.'
+complete -c ck -n '__ck_at \'subscription create zone\'' -l id -x -d 'Subscription ID (default: a new UUID); an existing ID is replaced.'
+complete -c ck -n '__ck_at \'subscription create zone\'' -l type -x -a '(__ck_dynamic recordType)' -d 'Only changes to records of this type.'
+complete -c ck -n '__ck_at \'subscription create zone\'' -l alert -x -d 'Alert body of the notifications.'
+complete -c ck -n '__ck_at \'subscription create zone\'' -l badge -d 'Notifications increment the app badge (shouldBadge).'
+complete -c ck -n '__ck_at \'subscription create zone\'' -l content-available -d 'Silent background notifications (shouldSendContentAvailable).'
+complete -c ck -n '__ck_at \'subscription create database\'' -l id -x -d 'Subscription ID (default: a new UUID); an existing ID is replaced.'
+complete -c ck -n '__ck_at \'subscription create database\'' -l type -x -a '(__ck_dynamic recordType)' -d 'Only changes to records of this type.'
+complete -c ck -n '__ck_at \'subscription create database\'' -l alert -x -d 'Alert body of the notifications.'
+complete -c ck -n '__ck_at \'subscription create database\'' -l badge -d 'Notifications increment the app badge (shouldBadge).'
+complete -c ck -n '__ck_at \'subscription create database\'' -l content-available -d 'Silent background notifications (shouldSendContentAvailable).'
+complete -c ck -n '__ck_arg \'subscription show\' 0' -x -a '(__ck_dynamic subscription)' -d 'Subscription ID.'
+complete -c ck -n '__ck_at \'subscription delete\'' -l yes -s y -d 'Do not ask for confirmation.'
+complete -c ck -n '__ck_arg \'subscription delete\' 0+' -x -a '(__ck_dynamic subscription)' -d 'Subscription ID.'
+complete -c ck -n '__ck_arg \'notification\' 0' -a 'list' -d 'List this user\'s notifications, oldest first.'
+complete -c ck -n '__ck_arg \'notification\' 0' -a 'read' -d 'Mark notifications read (CKMarkNotificationsReadOperation).'
+complete -c ck -n '__ck_at \'notification list\'' -l unread -d 'Only notifications not marked read.'
+complete -c ck -n '__ck_at \'notification list\'' -l since -x -d 'Only notifications after this one.'
+complete -c ck -n '__ck_at \'notification read\'' -l all -d 'Mark every notification read.'
 complete -c ck -n '__ck_arg \'changes\' 0' -a 'zone' -d 'Records saved or deleted in a custom zone since a token.'
 complete -c ck -n '__ck_arg \'changes\' 0' -a 'database' -d 'Custom zones created, changed or deleted since a token.'
 complete -c ck -n '__ck_at \'changes zone\'' -l since -x -d 'Changes after this syncToken (from the previous call); omit to start from the beginning.'
@@ -277,47 +312,12 @@ complete -c ck -n '__ck_arg \'schema index\' 0' -x -a '(__ck_dynamic recordType)
 complete -c ck -n '__ck_arg \'schema index\' 1' -x -a '(__ck_dynamic field)' -d 'Field name, or a system field such as ___recordID.'
 complete -c ck -n '__ck_at \'schema fmt\'' -l check -d 'Change nothing; exit 1 if the file is not in canonical layout.'
 complete -c ck -n '__ck_arg \'schema fmt\' 0' -r -F -d 'Schema file (\'-\': read stdin, print to stdout).'
-complete -c ck -n '__ck_arg \'subscription\' 0' -a 'create' -d 'Create (or replace) a subscription.'
-complete -c ck -n '__ck_arg \'subscription\' 0' -a 'list' -d 'List this user\'s subscriptions in the database.'
-complete -c ck -n '__ck_arg \'subscription\' 0' -a 'show' -d 'Show one subscription.'
-complete -c ck -n '__ck_arg \'subscription\' 0' -a 'delete' -d 'Delete subscriptions.'
-complete -c ck -n '__ck_arg \'subscription create\' 0' -a 'query' -d 'Subscribe to records of a type matching a predicate.'
-complete -c ck -n '__ck_arg \'subscription create\' 0' -a 'zone' -d 'Subscribe to changes in the zone given with -z.'
-complete -c ck -n '__ck_arg \'subscription create\' 0' -a 'database' -d 'Subscribe to changes in the database\'s custom zones.'
-complete -c ck -n '__ck_at \'subscription create query\'' -l id -x -d 'Subscription ID (default: a new UUID); an existing ID is replaced.'
-complete -c ck -n '__ck_at \'subscription create query\'' -l arg -x -d 'Value for the next %@, %K, %d or %f (repeatable), as in \'ck query\'.'
-complete -c ck -n '__ck_at \'subscription create query\'' -l fires-on -x -d 'Comma-separated: create, update, delete (default: all three).'
-complete -c ck -n '__ck_at \'subscription create query\'' -l fires-once -d 'Delete the subscription after it fires once.'
-complete -c ck -n '__ck_at \'subscription create query\'' -l zone-wide -d 'Watch every zone (the default unless -z is given).'
-complete -c ck -n '__ck_at \'subscription create query\'' -l desired-keys -x -a '(__ck_dynamic field)' -d 'Comma-separated fields to carry in notifications.'
-complete -c ck -n '__ck_at \'subscription create query\'' -l alert -x -d 'Alert body of the notifications.'
-complete -c ck -n '__ck_at \'subscription create query\'' -l badge -d 'Notifications increment the app badge (shouldBadge).'
-complete -c ck -n '__ck_at \'subscription create query\'' -l content-available -d 'Silent background notifications (shouldSendContentAvailable).'
-complete -c ck -n '__ck_arg \'subscription create query\' 0' -x -a '(__ck_dynamic recordType)' -d 'Record type.'
-complete -c ck -n '__ck_at \'subscription create zone\'' -l id -x -d 'Subscription ID (default: a new UUID); an existing ID is replaced.'
-complete -c ck -n '__ck_at \'subscription create zone\'' -l type -x -a '(__ck_dynamic recordType)' -d 'Only changes to records of this type.'
-complete -c ck -n '__ck_at \'subscription create zone\'' -l alert -x -d 'Alert body of the notifications.'
-complete -c ck -n '__ck_at \'subscription create zone\'' -l badge -d 'Notifications increment the app badge (shouldBadge).'
-complete -c ck -n '__ck_at \'subscription create zone\'' -l content-available -d 'Silent background notifications (shouldSendContentAvailable).'
-complete -c ck -n '__ck_at \'subscription create database\'' -l id -x -d 'Subscription ID (default: a new UUID); an existing ID is replaced.'
-complete -c ck -n '__ck_at \'subscription create database\'' -l type -x -a '(__ck_dynamic recordType)' -d 'Only changes to records of this type.'
-complete -c ck -n '__ck_at \'subscription create database\'' -l alert -x -d 'Alert body of the notifications.'
-complete -c ck -n '__ck_at \'subscription create database\'' -l badge -d 'Notifications increment the app badge (shouldBadge).'
-complete -c ck -n '__ck_at \'subscription create database\'' -l content-available -d 'Silent background notifications (shouldSendContentAvailable).'
-complete -c ck -n '__ck_arg \'subscription show\' 0' -x -a '(__ck_dynamic subscription)' -d 'Subscription ID.'
-complete -c ck -n '__ck_at \'subscription delete\'' -l yes -s y -d 'Do not ask for confirmation.'
-complete -c ck -n '__ck_arg \'subscription delete\' 0+' -x -a '(__ck_dynamic subscription)' -d 'Subscription ID.'
-complete -c ck -n '__ck_arg \'notification\' 0' -a 'list' -d 'List this user\'s notifications, oldest first.'
-complete -c ck -n '__ck_arg \'notification\' 0' -a 'read' -d 'Mark notifications read (CKMarkNotificationsReadOperation).'
-complete -c ck -n '__ck_at \'notification list\'' -l unread -d 'Only notifications not marked read.'
-complete -c ck -n '__ck_at \'notification list\'' -l since -x -d 'Only notifications after this one.'
-complete -c ck -n '__ck_at \'notification read\'' -l all -d 'Mark every notification read.'
 complete -c ck -n '__ck_at \'export\'' -l file -r -F -d 'Write to <file> instead of stdout.'
 complete -c ck -n '__ck_at \'import\'' -l replace -d 'Replace what the environment holds.'
 complete -c ck -n '__ck_arg \'import\' 0' -r -F -d 'The document (\'-\' for stdin).'
-complete -c ck -n '__ck_at \'doctor\'' -l repair -d 'Move bad data aside and rebuild what can be rebuilt.'
 complete -c ck -n '__ck_at \'gc\'' -l dry-run -d 'Say what would be compacted and removed; change nothing.'
-complete -c ck -n '__ck_arg \'help\' 0+' -x -a 'environment exit-codes formats predicates store init container zone record query changes sync device schema subscription notification export import doctor gc help man completion' -d 'A topic or a command path.'
+complete -c ck -n '__ck_at \'doctor\'' -l repair -d 'Move bad data aside and rebuild what can be rebuilt.'
+complete -c ck -n '__ck_arg \'help\' 0+' -x -a 'environment exit-codes formats predicates store init container zone record query subscription notification changes sync device schema export import gc doctor help man completion' -d 'A topic or a command path.'
 complete -c ck -n '__ck_at \'man\'' -l dir -x -a '(__fish_complete_directories (commandline -ct))' -d 'Write every page into <dir>.'
 complete -c ck -n '__ck_arg \'completion\' 0' -x -a 'bash zsh fish' -d 'bash, zsh or fish.'
 complete -c ck -l data-dir -x -a '(__fish_complete_directories (commandline -ct))' -d 'Use the store at <dir> (env CK_DATA_DIR; default: nearest .ck/, else ~/.local/share/ck).'
