@@ -75,12 +75,67 @@ import Testing
         #expect(r.status == 0 && r.stdout == "loaded\n" && r.stderr.isEmpty, "zsh: \(r.stdout)\(r.stderr)")
     }
 
+    /// The candidates the zsh completion function offers for a line, with zsh's completion builtins stubbed to
+    /// print what they are given (filtered by the word being completed, as zsh would).
+    static func zshComplete(_ words: [String], sandbox: Sandbox, zsh: String) throws -> [String] {
+        let script = """
+        compdef() { : }
+        compset() { : }
+        _ck_emit() { local x; for x in "$@"; do [[ $x == ${words[CURRENT]}* ]] && print -r -- "$x"; done }
+        compadd() {
+            while [[ $1 == -* ]]; do
+                case $1 in
+                    -a) shift; _ck_emit "${(@P)1}"; return 0 ;;
+                    --) shift; break ;;
+                    *) shift ;;
+                esac
+            done
+            _ck_emit "$@"
+        }
+        _describe() { local -a names; names=("${(@)${(@P)${@[-1]}}%%:*}"); _ck_emit "${names[@]}" }
+        _files() { print -r -- '<files>' }
+        source "$1/_ck" || exit 3
+        shift
+        words=("$@")
+        CURRENT=${#words}
+        _ck
+        """
+        let r = try sandbox.run(["-f", "-c", script, "zsh", completions] + words, program: zsh)
+        #expect(r.status == 0, "zsh completion failed for \(words): \(r.stderr)")
+        #expect(r.stderr.isEmpty, "zsh printed on stderr for \(words): \(r.stderr)")
+        return r.stdout.split(separator: "\n").map(String.init)
+    }
+
+    @Test func zshCompletesFromTheTreeAndTheStore() throws {
+        let zsh = try #require(Self.shell("zsh"), "zsh is needed by this test (apt-get install zsh; .ci/run installs it)")
+        let s = try Sandbox()
+        #expect(try Self.zshComplete(["ck", "rec"], sandbox: s, zsh: zsh) == ["record"])
+        #expect(try Self.zshComplete(["ck", "record", "s"], sandbox: s, zsh: zsh) == ["save"])
+        #expect(try Self.zshComplete(["ck", "-e", ""], sandbox: s, zsh: zsh) == ["development", "production"])
+        #expect(try Self.zshComplete(["ck", "completion", ""], sandbox: s, zsh: zsh) == ["bash", "zsh", "fish"])
+        #expect(try Self.zshComplete(["ck", "record", "save", "--batch", ""], sandbox: s, zsh: zsh) == ["<files>"])
+        #expect(try s.ck("record", "save", "Note", "--name", "n1", "title=Hi").status == 0)
+        #expect(try s.ck("record", "save", "Task", "--name", "t1", "due=1").status == 0)
+        #expect(try Self.zshComplete([Sandbox.binary, "query", ""], sandbox: s, zsh: zsh) == ["Note", "Task"])
+        #expect(try Self.zshComplete([Sandbox.binary, "query", "Note", "--sort", ""], sandbox: s, zsh: zsh) == ["title"])
+        #expect(try s.ck("zone", "create", "Notes").status == 0)
+        #expect(try s.ck("sync", "iphone").status == 0)
+        #expect(try Self.zshComplete([Sandbox.binary, "sync", "ip"], sandbox: s, zsh: zsh) == ["iphone"])
+    }
+
     @Test func fishScriptLoadsAndCompletes() throws {
         let fish = try #require(Self.shell("fish"), "fish is needed by this test (apt-get install fish; .ci/run installs it)")
         let s = try Sandbox()
         let r = try s.run(["-c", "source $argv[1]/ck.fish; and complete -C 'ck record s'", Self.completions], program: fish)
         #expect(r.status == 0 && r.stderr.isEmpty, "fish: \(r.stdout)\(r.stderr)")
         #expect(r.stdout.hasPrefix("save\t"), "fish offered: \(r.stdout)")
+        // Store names: the script asks the ck named on the line.
+        #expect(try s.ck("record", "save", "Note", "--name", "n1", "title=Hi").status == 0)
+        #expect(try s.ck("record", "save", "Task", "--name", "t1", "due=1").status == 0)
+        let types = try s.run(["-c", "source $argv[1]/ck.fish; and complete -C \"$argv[2] query \"", Self.completions, Sandbox.binary],
+                              program: fish)
+        #expect(types.stdout.split(separator: "\n").map { $0.split(separator: "\t").first.map(String.init) ?? "" } == ["Note", "Task"],
+                "fish offered: \(types.stdout)\(types.stderr)")
         let shells = try s.run(["-c", "source $argv[1]/ck.fish; and complete -C 'ck completion '", Self.completions], program: fish)
         #expect(shells.stdout.split(separator: "\n").map { $0.split(separator: "\t").first.map(String.init) ?? "" }.sorted() == ["bash", "fish", "zsh"],
                 "fish offered: \(shells.stdout)")
