@@ -35,7 +35,7 @@ _ck_info() {
         'subscription show') _ck_subs='' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
         'subscription delete') _ck_subs='' _ck_opts='--yes -y' _ck_vopts='' _ck_rt='' ;;
         'notification') _ck_subs='list read' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
-        'notification list') _ck_subs='' _ck_opts='--unread --since' _ck_vopts='--since' _ck_rt='' ;;
+        'notification list') _ck_subs='' _ck_opts='--unread --since --device' _ck_vopts='--since --device' _ck_rt='' ;;
         'notification read') _ck_subs='' _ck_opts='--all' _ck_vopts='' _ck_rt='' ;;
         'changes') _ck_subs='zone database' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
         'changes zone') _ck_subs='' _ck_opts='--since --limit --keys' _ck_vopts='--since --limit --keys' _ck_rt='' ;;
@@ -85,6 +85,7 @@ _ck_value() {
         'subscription create query:--desired-keys') _ck_dynamic field "$_ck_rtype" ;;
         'subscription create zone:--type') _ck_dynamic recordType ;;
         'subscription create database:--type') _ck_dynamic recordType ;;
+        'notification list:--device') _ck_dynamic device ;;
         'changes zone:--keys') _ck_dynamic field "$_ck_rtype" ;;
         'sync:--conflicts') _ck_words 'local server' ;;
         'device save:--name') _ck_dynamic recordName ;;

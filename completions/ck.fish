@@ -40,7 +40,7 @@ function __ck_info --description 'Subcommands, options taking a value and record
         case 'p:notification'
             set -g __ck_subs list read
         case 'p:notification list'
-            set -a __ck_vopts --since
+            set -a __ck_vopts --since --device
         case 'p:changes'
             set -g __ck_subs zone database
         case 'p:changes zone'
@@ -257,6 +257,7 @@ complete -c ck -n '__ck_arg \'notification\' 0' -a 'list' -d 'List this user\'s 
 complete -c ck -n '__ck_arg \'notification\' 0' -a 'read' -d 'Mark notifications read (CKMarkNotificationsReadOperation).'
 complete -c ck -n '__ck_at \'notification list\'' -l unread -d 'Only notifications not marked read.'
 complete -c ck -n '__ck_at \'notification list\'' -l since -x -d 'Only notifications after this one.'
+complete -c ck -n '__ck_at \'notification list\'' -l device -x -a '(__ck_dynamic device)' -d 'Only what this device receives: not the changes it made itself.'
 complete -c ck -n '__ck_at \'notification read\'' -l all -d 'Mark every notification read.'
 complete -c ck -n '__ck_arg \'changes\' 0' -a 'zone' -d 'Records saved or deleted in a custom zone since a token.'
 complete -c ck -n '__ck_arg \'changes\' 0' -a 'database' -d 'Custom zones created, changed or deleted since a token.'

@@ -100,3 +100,22 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: s.dir + "/store/devices/iCloud.com.example.Gone"))
     }
 }
+
+/// Notifications name the device whose change caused them, and a device is not told of its own changes.
+@Suite struct DeviceNotificationTests {
+    @Test func aDeviceIsNotNotifiedOfItsOwnChanges() throws {
+        let s = try Sandbox()
+        #expect(try s.ck("zone", "create", "Notes").status == 0)
+        #expect(try s.ck("subscription", "create", "database", "--id", "all").status == 0)
+        #expect(try s.ck("device", "save", "ipad", "Note", "--name", "n1", "-z", "Notes", "title=x").status == 0)
+        #expect(try s.ck("sync", "ipad").status == 0)
+        #expect(try s.ck("-z", "Notes", "record", "save", "Note", "--name", "n2", "title=y").status == 0)
+        let all = try s.ck("notification", "list")
+        let from = all.stdout.split(separator: "\n").map { $0.split(separator: "\t").map(String.init)[3] }
+        #expect(from == ["ipad", "ck"], "\(all.stdout)")
+        let ipad = try s.ck("notification", "list", "--device", "ipad")
+        #expect(ipad.stdout.split(separator: "\n").map { $0.split(separator: "\t").map(String.init)[3] } == ["ck"])
+        #expect(try s.ck("notification", "list", "--device", "iphone").stdout == all.stdout)
+        #expect(try s.ck("notification", "list", "--device", "bad name").status == 8)
+    }
+}

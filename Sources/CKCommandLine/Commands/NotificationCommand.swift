@@ -7,11 +7,15 @@ enum NotificationCommand {
         "notification", summary: "List notifications and mark them read.",
         discussion: "Subscriptions append notifications for their owner when a change matches. They are kept per user, for every database and zone, oldest first. Each carries the deviceID of the write that caused it: CloudKit pushes to every device of the user except that one, so a client filters on it.",
         examples: [("ck notification list --unread", "Notifications not yet marked read."),
+                   ("ck notification list --device iphone", "What the device iphone is pushed."),
                    ("ck notification read --all", "Mark every notification read.")],
         subcommands: [
             CommandSpec("list", summary: "List this user's notifications, oldest first.",
                         options: [OptionSpec("unread", help: "Only notifications not marked read."),
-                                  OptionSpec("since", value: "id", help: "Only notifications after this one.")],
+                                  OptionSpec("since", value: "id", help: "Only notifications after this one."),
+                                  OptionSpec("device", value: "name",
+                                             help: "Only what this device receives: not the changes it made itself.",
+                                             completion: .device)],
                         run: list),
             CommandSpec("read", summary: "Mark notifications read (CKMarkNotificationsReadOperation).",
                         arguments: [ArgumentSpec("id", help: "Notification ID.", optional: true, repeatable: true)],
@@ -32,19 +36,25 @@ enum NotificationCommand {
 
     static func list(_ inv: Invocation) throws -> Int32 {
         guard inv.positionals.isEmpty else { throw UsageError("list takes no arguments", command: inv.command.path) }
-        let list = try inv.database().notifications(unreadOnly: inv.parsed.flag("unread"), since: inv.parsed.value("since"))
+        var list = try inv.database().notifications(unreadOnly: inv.parsed.flag("unread"), since: inv.parsed.value("since"))
+        // CloudKit pushes to every device of the user except the one whose change caused the notification.
+        if let device = inv.parsed.value("device") {
+            try Names.validateDeviceName(device)
+            list = list.filter { $0.deviceID != device }
+        }
         switch try inv.outputFormat() {
         case .json: inv.line(JSON.object(["notifications": .array(list.map { $0.json(withRead: true) })]).pretty())
         case .jsonl: for n in list { inv.line(n.json(withRead: true).serialized()) }
         case .plain:
             var t = Table([])
-            for n in list { t.add([n.notificationID, n.kind.rawValue, what(n), n.subscriptionID, n.read ? "read" : "unread"]) }
+            for n in list { t.add([n.notificationID, n.kind.rawValue, what(n), n.deviceID, n.subscriptionID, n.read ? "read" : "unread"]) }
             inv.out(t.plain())
         case .table:
             if list.isEmpty { inv.line("No notifications."); return ExitCode.success }
-            var t = Table(["ID", "TIME", "TYPE", "WHAT", "SUBSCRIPTION", "READ"])
+            var t = Table(["ID", "TIME", "TYPE", "WHAT", "FROM", "SUBSCRIPTION", "READ"])
             for n in list {
-                t.add([n.notificationID, ISO8601.format(milliseconds: n.time), n.kind.rawValue, what(n), n.subscriptionID, n.read ? "yes" : "no"])
+                t.add([n.notificationID, ISO8601.format(milliseconds: n.time), n.kind.rawValue, what(n), n.deviceID, n.subscriptionID,
+                       n.read ? "yes" : "no"])
             }
             inv.out(t.aligned())
         }
