@@ -47,7 +47,13 @@ final class Sandbox {
         try p.run()
         if let stdin { inp.fileHandleForWriting.write(Data(stdin.utf8)) }
         try inp.fileHandleForWriting.close()
-        // Read both pipes concurrently so a large output cannot block the child.
+        let (outData, errData) = Sandbox.finish(p, out: out, err: err)
+        return Result(status: p.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
+                      stderr: String(decoding: errData, as: UTF8.self))
+    }
+
+    /// Reads a started process's stdout and stderr concurrently (so a large output cannot block it) and waits for it.
+    static func finish(_ p: Process, out: Pipe, err: Pipe) -> (out: Data, err: Data) {
         nonisolated(unsafe) var errData = Data()
         let group = DispatchGroup()
         group.enter()
@@ -55,8 +61,7 @@ final class Sandbox {
         let outData = out.fileHandleForReading.readDataToEndOfFile()
         group.wait()
         p.waitUntilExit()
-        return Result(status: p.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
-                      stderr: String(decoding: errData, as: UTF8.self))
+        return (outData, errData)
     }
 
     @discardableResult

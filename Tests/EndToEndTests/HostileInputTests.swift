@@ -32,16 +32,8 @@ struct HostileOutcome: CustomStringConvertible {
     var stderrHasRawControls: Bool { stderr.unicodeScalars.contains { ($0.value < 0x20 && $0 != "\n") || $0.value == 0x7F } }
 }
 
-/// SplitMix64 for this file: fixed seeds, so the random inputs are the same on every run.
-private struct HostileRNG {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
+/// What this file draws from the suites' fixed-seed generator: the random inputs are the same on every run.
+private extension SeededRNG {
     mutating func below(_ n: Int) -> Int { n <= 0 ? 0 : Int(next() % UInt64(n)) }
     mutating func bytes(_ count: Int) -> [UInt8] { (0..<count).map { _ in UInt8(truncatingIfNeeded: next()) } }
 
@@ -79,13 +71,7 @@ extension Sandbox {
         let input = stdinFile.map { FileHandle(forReadingAtPath: $0) } ?? FileHandle(forReadingAtPath: "/dev/null")
         p.standardInput = input
         try p.run()
-        nonisolated(unsafe) var errData = Data()
-        let group = DispatchGroup()
-        group.enter()
-        DispatchQueue.global().async { errData = err.fileHandleForReading.readDataToEndOfFile(); group.leave() }
-        let outData = out.fileHandleForReading.readDataToEndOfFile()
-        group.wait()
-        p.waitUntilExit()
+        let (outData, errData) = Sandbox.finish(p, out: out, err: err)
         try? input?.close()
         return HostileOutcome(reason: p.terminationReason, status: p.terminationStatus,
                               stdout: String(decoding: outData, as: UTF8.self), stderr: String(decoding: errData, as: UTF8.self))
@@ -392,7 +378,7 @@ extension Sandbox {
         let s = try Sandbox()
         #expect(try s.hostileRun(["record", "save", "Note", "--name", "n1", "title=one", "n=1", "d=2026-01-01"]).status == 0)
         #expect(try s.hostileRun(["schema", "index", "Note", "___recordID", "--queryable"]).status == 0)
-        var rng = HostileRNG(state: 0x0051_DE0F_F0E5)
+        var rng = SeededRNG(seed: 0x0051_DE0F_F0E5)
         let seeds = ["title == 'x' AND n > 3", "ANY tags == %@", "NOT (n BETWEEN {1, 5})", "d > CAST(757382400, \"NSDate\")",
                      "distanceToLocation:fromLocation:(place, %@) < 5", "self CONTAINS 'one'", "title BEGINSWITH \"o\""].map { Array($0.utf8) }
         let tokens = ["(", ")", "'", "\"", "%@", "%K", " AND ", " OR ", "{", "}", "\\", "\u{FFFF}", "é"].map { Array($0.utf8) }
@@ -414,7 +400,7 @@ extension Sandbox {
 
     @Test func randomSchemaFilesNeverCrashValidate() throws {
         let s = try Sandbox()
-        var rng = HostileRNG(state: 0xC0DB_5EED)
+        var rng = SeededRNG(seed: 0xC0DB_5EED)
         let valid = Array("""
             DEFINE SCHEMA
                 CREATE ROLE editor;
@@ -447,7 +433,7 @@ extension Sandbox {
     @Test func randomBatchLinesEndInADocumentedCode() throws {
         let s = try Sandbox()
         #expect(try s.hostileRun(["record", "save", "Note", "--name", "n1", "title=one", "when=2026-01-01"]).status == 0)
-        var rng = HostileRNG(state: 0xBA7C_4_11E5)
+        var rng = SeededRNG(seed: 0xBA7C_4_11E5)
         // Templates that succeed on every run (force updates, fresh names), so an unmutated batch exits 0.
         let templates = [
             #"{"recordName":"NAME","recordType":"Note","fields":{"title":{"value":"Call Ann"},"priority":{"value":1}}}"#,
