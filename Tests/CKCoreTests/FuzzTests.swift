@@ -345,7 +345,7 @@ let allFieldTypes: [FieldType] = FieldType.Base.allCases.flatMap { [FieldType($0
             let readsFiles = text.contains("/")
 
             // parse(_:as:path:) for the chosen type.
-            var parser = ValueParser(baseDirectory: dir)
+            var parser = ValueParser(files: .directory(dir))
             if !(readsFiles && (type.base == .bytes || type.base == .asset)) {
                 if type.isList, type.base == .timestamp, let json = try? JSON.parse(text.trimmingCharacters(in: .whitespaces)),
                    KnownCrash.timestamp(valueJSON: json, type: type) {

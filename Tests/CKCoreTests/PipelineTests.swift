@@ -99,3 +99,23 @@ import Testing
         #expect(stages.order.withLock { $0 } == ["faults", "quota"])
     }
 }
+
+/// Files named by values are the caller's: the server reads only what the caller's source hands it.
+@Suite struct CallerFilesTests {
+    @Test func theServerReadsNoFilesOfItsOwn() throws {
+        let t = try TempStore()
+        let db = try t.db()
+        // The caller has a file the server could open, but a database has no file source until the caller gives one.
+        let path = t.dir + "/photo.bin"
+        try Data("bytes".utf8).write(to: URL(fileURLWithPath: path))
+        let op = RecordOperation.save(recordType: "Photo", recordName: "p1", fields: ["f": .text("@" + path, type: FieldType(.asset), action: nil)],
+                                      ifTag: nil, policy: nil)
+        let refused = try db.modify([op]).results[0].error
+        #expect(refused?.code == .invalidArguments && refused?.reason.contains("this caller reads no files") == true, "\(String(describing: refused))")
+        // A caller's own source: here one that serves from memory, whatever the path says.
+        db.files = FileSource { (file: String, _: String) throws(CKError) -> [UInt8] in Array("from the caller: \(file)".utf8) }
+        let saved = try db.modify([op]).results[0]
+        guard case .saved(let r) = saved, case .asset(let a)? = r.fields["f"] else { Issue.record("not saved: \(saved)"); return }
+        #expect(try FileIO.read(db.assetPath(a)) == Array("from the caller: \(path)".utf8))
+    }
+}

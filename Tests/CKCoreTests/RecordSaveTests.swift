@@ -202,6 +202,7 @@ import Testing
         let file = t.dir + "/photo.bin"
         try Data([1, 2, 3]).write(to: URL(fileURLWithPath: file))
         let db = try t.db()
+        db.files = .directory(t.dir)
         let r = try db.modify([.save(recordType: "Photo", recordName: "p", fields: ["img": .text("@" + file, type: .asset, action: nil)], ifTag: nil, policy: nil)])
         guard case .saved(let rec) = r.results[0], case .asset(let a)? = rec.fields["img"] else { Issue.record("no asset"); return }
         #expect(a.size == 3)

@@ -88,7 +88,7 @@ final class Invocation {
 
     func database() throws -> CKDatabase {
         let db = try container().database(try scope(), environment: try environment(), caller: try caller())
-        db.fileBaseDirectory = terminal.workingDirectory
+        db.files = .directory(terminal.workingDirectory)
         databases.append(db)
         return db
     }

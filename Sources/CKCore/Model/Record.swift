@@ -10,6 +10,9 @@ public enum Environment: String, Sendable, CaseIterable {
 
 /// A zone's identity: its name and the user who owns it.
 public struct ZoneID: Hashable, Sendable {
+    /// Owner name of public-database zones.
+    public static let publicOwner = "_defaultOwner"
+
     public var zoneName: String
     public var ownerRecordName: String
 

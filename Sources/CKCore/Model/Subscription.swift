@@ -103,7 +103,7 @@ public struct Subscription: Equatable, Sendable {
         var o: [String: JSON] = ["subscriptionID": .string(subscriptionID), "subscriptionType": .string(kind.name),
                                  "notificationInfo": notificationInfo.json, "ownerRecordName": .string(ownerRecordName),
                                  "database": .string(database.rawValue), "created": .int(created)]
-        let owner = database == .public ? CKContainer.publicOwner : ownerRecordName
+        let owner = database == .public ? ZoneID.publicOwner : ownerRecordName
         switch kind {
         case .query(let type, let predicate, let arguments, let firesOn, let firesOnce, let zoneName):
             var q: [String: JSON] = ["recordType": .string(type), "predicate": .string(predicate)]

@@ -4,11 +4,11 @@ import Foundation
 public struct ValueParser {
     /// Asset bytes read while parsing, by SHA-256; the server stores them with the record.
     public private(set) var stagedAssets: [String: [UInt8]] = [:]
-    /// Directory that relative `@file` paths are read from.
-    public var baseDirectory: String
+    /// Where `@file` values are read from: the caller's side, never the server's.
+    public var files: FileSource
 
-    public init(baseDirectory: String = FileManager.default.currentDirectoryPath) {
-        self.baseDirectory = baseDirectory
+    public init(files: FileSource = .directory(FileManager.default.currentDirectoryPath)) {
+        self.files = files
     }
 
     /// Parses `text` as `type`; `path` names the field for messages.
@@ -91,13 +91,7 @@ public struct ValueParser {
         }
     }
 
-    func readFile(_ file: String, path: String) throws(CKError) -> [UInt8] {
-        let full = file.hasPrefix("/") ? file : baseDirectory + "/" + file
-        guard !FileIO.isDirectory(full), let bytes = try? FileIO.read(full) else {
-            throw CKError(.assetFileNotFound, "\(path): cannot read file '\(file)'")
-        }
-        return bytes
-    }
+    func readFile(_ file: String, path: String) throws(CKError) -> [UInt8] { try files.read(file, path) }
 
     /// `recordName[@zone]`.
     public static func reference(_ text: String, action: Reference.Action, path: String) throws(CKError) -> Reference {

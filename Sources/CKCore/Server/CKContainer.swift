@@ -25,7 +25,7 @@ public struct CKContainer: Sendable {
     /// The user `ck` acts as when no `--as` is given.
     public static let defaultUserName = "default"
     /// Owner name of public-database zones.
-    public static let publicOwner = "_defaultOwner"
+    public static let publicOwner = ZoneID.publicOwner
 
     var dir: String { store.containerDir(identifier) }
     var infoPath: String { dir + "/container.json" }

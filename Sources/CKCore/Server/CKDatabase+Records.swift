@@ -287,7 +287,7 @@ struct ModifySession {
         case .value(let v): return coerceEmptyList(v, declared)
         case .json(let j): return try FieldValue.from(fieldJSON: j, declared: declared, path: path).map { coerceEmptyList($0, declared) }
         case .text(let text, let explicit, let action):
-            var parser = ValueParser(baseDirectory: db.fileBaseDirectory)
+            var parser = ValueParser(files: db.files)
             var v = try parser.parse(text, as: explicit ?? declared ?? ValueParser.inferType(text), path: path)
             if let action { v = CKDatabase.withAction(v, action) }
             stagedAssets.merge(parser.stagedAssets) { a, _ in a }

@@ -12,8 +12,8 @@ public final class CKDatabase: @unchecked Sendable {
     /// The caller's user record name ("" when nobody is signed in: such a caller owns nothing).
     public let userRecordName: String
     let env: EnvironmentStore
-    /// Where relative `@file` paths in field values are read from.
-    public var fileBaseDirectory = FileManager.default.currentDirectoryPath
+    /// Where the caller's `@file` values are read from (the caller's own reader; none by default).
+    public var files = FileSource.none
     /// The device that writes through this database: stamped as `deviceID` in created/modified.
     public var deviceID: String {
         get { caller.deviceID }
@@ -79,16 +79,7 @@ public final class CKDatabase: @unchecked Sendable {
     }
 
     /// The live records of a zone log, by name.
-    static func fold(_ entries: [LogEntry]) -> [String: Record] {
-        var live: [String: Record] = [:]
-        for e in entries {
-            switch e {
-            case .save(_, let r): live[r.recordName] = r
-            case .delete(_, let n, _, _, _): live[n] = nil
-            }
-        }
-        return live
-    }
+    static func fold(_ entries: [LogEntry]) -> [String: Record] { ZoneLog.fold(entries) }
 
     /// Change tags are the base-36 sequence number of the save: unique per environment, short like CloudKit's.
     static func changeTag(seq: Int64) -> String { String(seq, radix: 36) }

@@ -197,3 +197,17 @@ enum ZoneLog {
         return nil
     }
 }
+
+extension ZoneLog {
+    /// The live records of a zone log's entries, by name: the latest line for a name wins.
+    static func fold(_ entries: [LogEntry]) -> [String: Record] {
+        var live: [String: Record] = [:]
+        for e in entries {
+            switch e {
+            case .save(_, let r): live[r.recordName] = r
+            case .delete(_, let n, _, _, _): live[n] = nil
+            }
+        }
+        return live
+    }
+}

@@ -54,6 +54,6 @@ extension EnvironmentStore {
             return (IndexedZone(index: index, logPath: logPath), tail)
         }
         let contents = try readLog(logPath)
-        return (FoldedZone(live: CKDatabase.fold(contents.entries)), contents)
+        return (FoldedZone(live: ZoneLog.fold(contents.entries)), contents)
     }
 }
