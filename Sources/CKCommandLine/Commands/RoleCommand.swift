@@ -25,21 +25,22 @@ enum RoleCommand {
         return (inv.positionals[0], inv.positionals[1])
     }
 
-    static func assign(_ inv: Invocation) throws -> Int32 {
-        let (role, user) = try pair(inv)
-        let env = try inv.environment()
-        let added = try inv.container().assignRole(role, to: user, environment: env)
-        try inv.report(.object(["role": .string(role), "user": .string(user), "changed": .bool(added)]), plain: "\(role)\t\(user)",
-                       table: added ? "Assigned role \(role) to \(user) (\(env.rawValue))" : "\(user) already holds \(role) (\(env.rawValue))")
-        return ExitCode.success
-    }
+    static func assign(_ inv: Invocation) throws -> Int32 { try change(inv, holds: true) }
+    static func revoke(_ inv: Invocation) throws -> Int32 { try change(inv, holds: false) }
 
-    static func revoke(_ inv: Invocation) throws -> Int32 {
+    /// Gives (`holds`) or takes a role, saying whether anything changed.
+    static func change(_ inv: Invocation, holds: Bool) throws -> Int32 {
         let (role, user) = try pair(inv)
         let env = try inv.environment()
-        let removed = try inv.container().revokeRole(role, from: user, environment: env)
-        try inv.report(.object(["role": .string(role), "user": .string(user), "changed": .bool(removed)]), plain: "\(role)\t\(user)",
-                       table: removed ? "Revoked role \(role) from \(user) (\(env.rawValue))" : "\(user) did not hold \(role) (\(env.rawValue))")
+        let changed = try inv.container().setRole(role, of: user, held: holds, environment: env)
+        let table: String
+        switch (holds, changed) {
+        case (true, true): table = "Assigned role \(role) to \(user) (\(env.rawValue))"
+        case (true, false): table = "\(user) already holds \(role) (\(env.rawValue))"
+        case (false, true): table = "Revoked role \(role) from \(user) (\(env.rawValue))"
+        case (false, false): table = "\(user) did not hold \(role) (\(env.rawValue))"
+        }
+        try inv.report(.object(["role": .string(role), "user": .string(user), "changed": .bool(changed)]), plain: "\(role)\t\(user)", table: table)
         return ExitCode.success
     }
 

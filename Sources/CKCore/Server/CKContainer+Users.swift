@@ -45,34 +45,22 @@ extension CKContainer {
         try updateUser(user, create: true) { (u) throws(CKError) in u["accountStatus"] = .string(status.rawValue) }
     }
 
-    /// Assigns a custom role of `environment`'s schema to a known user; false when it already held it.
+    /// Gives (`held`) or takes a custom role of `environment`'s schema to or from a known user; false when
+    /// the user already held it, or did not.
     @discardableResult
-    public func assignRole(_ role: String, to user: String, environment: Environment) throws(CKError) -> Bool {
+    public func setRole(_ role: String, of user: String, held: Bool, environment: Environment) throws(CKError) -> Bool {
         try checkRole(role, environment: environment)
-        var added = false
+        var changed = false
         try updateUser(user, create: false) { (u) throws(CKError) in
             var roles = u["roles"]?.objectValue ?? [:]
             var list = roles[environment.rawValue]?.arrayValue?.compactMap(\.stringValue) ?? []
-            if !list.contains(role) { list.append(role); list.sort(); added = true }
-            roles[environment.rawValue] = .array(list.map { .string($0) })
-            u["roles"] = .object(roles)
-        }
-        return added
-    }
-
-    /// Takes a custom role away from a known user; false when it did not hold it.
-    @discardableResult
-    public func revokeRole(_ role: String, from user: String, environment: Environment) throws(CKError) -> Bool {
-        try checkRole(role, environment: environment)
-        var removed = false
-        try updateUser(user, create: false) { (u) throws(CKError) in
-            var roles = u["roles"]?.objectValue ?? [:]
-            var list = roles[environment.rawValue]?.arrayValue?.compactMap(\.stringValue) ?? []
-            if let i = list.firstIndex(of: role) { list.remove(at: i); removed = true }
+            changed = list.contains(role) != held
+            list.removeAll { $0 == role }
+            if held { list.append(role); list.sort() }
             roles[environment.rawValue] = list.isEmpty ? nil : .array(list.map { .string($0) })
             u["roles"] = roles.isEmpty ? nil : .object(roles)
         }
-        return removed
+        return changed
     }
 
     /// The roles of `environment`'s schema, custom ones only.
