@@ -17,8 +17,10 @@ extension CKDatabase {
                     validate: () throws(CKError) -> Void = {},
                     _ apply: (inout PipelineState) throws(CKError) -> T) throws(CKError) -> T {
         try validate()
-        let status = try container.accountStatus(of: caller)
-        let roles = try caller.userName.flatMap { (n) throws(CKError) -> [String]? in try container.user(named: n)?.roles[environment] } ?? []
+        // One read of container.json: the caller's account status and roles (a user never met is available).
+        let known = try caller.userName.flatMap { (n) throws(CKError) -> ContainerUser? in try container.user(named: n) }
+        let status = caller.isAnonymous ? AccountStatus.noAccount : known?.accountStatus ?? .available
+        let roles = known?.roles[environment] ?? []
         let access = Access(caller: caller, database: scope, signedIn: status.isSignedIn, roles: roles, administrator: administrator)
         let result = try env.locked(exclusive: kind.writes) { () throws(CKError) -> T in
             let catalog = try env.readCatalog()
