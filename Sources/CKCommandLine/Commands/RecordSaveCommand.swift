@@ -75,9 +75,16 @@ enum RecordSaveCommand {
             throw UsageError("expected field[:type[:action]]=value, got '\(a)'", command: inv.command.path)
         }
         var type: FieldType? = nil
+        var encrypted = false
         if lhs.count >= 2 {
-            guard let t = FieldType(cliName: lhs[1]) else {
-                throw UsageError("unknown type '\(lhs[1])' for field '\(key)': use string, int64, double, timestamp, bytes, reference, location, asset, or a list like string[]", command: inv.command.path)
+            // encrypted_string, encrypted_int64[], …: the value goes into encryptedValues.
+            var name = lhs[1]
+            if name.lowercased().hasPrefix(FieldType.encryptedCLIPrefix) {
+                encrypted = true
+                name = String(name.dropFirst(FieldType.encryptedCLIPrefix.count))
+            }
+            guard let t = FieldType(cliName: name) else {
+                throw UsageError("unknown type '\(lhs[1])' for field '\(key)': use string, int64, double, timestamp, bytes, reference, location, asset, a list like string[], or encrypted_<type> (encrypted_string, encrypted_bytes[], …)", command: inv.command.path)
             }
             type = t
         }
@@ -93,7 +100,7 @@ enum RecordSaveCommand {
             default: throw UsageError("unknown reference action '\(lhs[2])': use none, deleteSelf or validate", command: inv.command.path)
             }
         }
-        return (key, .text(value, type: type, action: action))
+        return (key, .text(value, type: type, action: action, encrypted: encrypted))
     }
 
     /// `--fields-json`, `--fields-file`, `--fields-stdin`: an object of field dictionaries.

@@ -84,15 +84,29 @@ public struct ValueParser {
             return .location(try ValueParser.location(text, path: path))
         case .asset:
             let file = text.hasPrefix("@") ? String(text.dropFirst()) : text
+            // Sized before it is read: a file over CloudKit's limit is never loaded.
+            if let size = ValueParser.fileSize(fullPath(file)), size > CKDatabase.maxAssetSize {
+                throw CKDatabase.assetTooLarge(path, size: size)
+            }
             let bytes = try readFile(file, path: path)
             let hash = SHA256.hex(bytes)
             stagedAssets[hash] = bytes
-            return .asset(Asset(sha256: hash, size: Int64(bytes.count), fileName: (file as NSString).lastPathComponent))
+            // CloudKit keeps no file name: only the bytes, their checksum and their size.
+            return .asset(Asset(sha256: hash, size: Int64(bytes.count)))
         }
     }
 
+    func fullPath(_ file: String) -> String { file.hasPrefix("/") ? file : baseDirectory + "/" + file }
+
+    /// The size of a regular file (following links, as reading it does), or nil.
+    static func fileSize(_ path: String) -> Int64? {
+        var st = stat()
+        guard stat(path, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else { return nil }
+        return Int64(st.st_size)
+    }
+
     func readFile(_ file: String, path: String) throws(CKError) -> [UInt8] {
-        let full = file.hasPrefix("/") ? file : baseDirectory + "/" + file
+        let full = fullPath(file)
         guard !FileIO.isDirectory(full), let bytes = try? FileIO.read(full) else {
             throw CKError(.assetFileNotFound, "\(path): cannot read file '\(file)'")
         }

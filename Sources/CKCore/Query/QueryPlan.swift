@@ -65,6 +65,7 @@ struct QueryCompiler {
             throw fail(column, "Did not find field: '\(key)' in type: '\(recordType)'",
                        hint: "fields of \(recordType): " + type.fields.keys.filter { !$0.hasPrefix("___") }.sorted().joined(separator: ", "))
         }
+        if f.encrypted { throw QueryCompiler.encryptedField(key, schema: f, column: column, compiler: self) }
         return .user(key, f)
     }
 
