@@ -54,6 +54,7 @@ enum RecordText {
         let rows: [(String, String)] = [
             ("recordName", r.recordName), ("recordType", r.recordType), ("changeTag", r.changeTag),
             ("zone", r.zoneID.zoneName),
+        ] + (r.parent.map { [("parent", $0)] } ?? []) + [
             ("created", ISO8601.format(milliseconds: r.created.timestamp) + " by " + r.created.userRecordName),
             ("modified", ISO8601.format(milliseconds: r.modified.timestamp) + " by " + r.modified.userRecordName),
         ]
