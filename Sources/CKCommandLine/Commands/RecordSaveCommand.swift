@@ -217,8 +217,10 @@ enum RecordSaveCommand {
         }
         let size = CKDatabase.maxOperationsPerRequest
         let spans = atomic && !lines.isEmpty ? [0..<lines.count] : requestSpans(lines)
-        if spans.count > 1 {
-            inv.note("\(lines.count) operations: sending \(spans.count) requests of at most \(size) operations and 2 MB (CloudKit's limits per request)")
+        if spans.count > (lines.count + size - 1) / size {
+            inv.note("\(lines.count) operations: sending \(spans.count) requests of at most \(size) operations and 2 MB of records (CloudKit's limits per request)")
+        } else if spans.count > 1 {
+            inv.note("\(lines.count) operations: sending \(spans.count) requests of at most \(size) (CloudKit's limit per request)")
         }
         let requests = spans.lazy.map { span -> [RecordOperation] in
             span.map { i -> RecordOperation in

@@ -27,7 +27,8 @@ struct QueryCompiler {
             if recordType == "Users" {
                 throw CKError.invalid("Users records can't be queried", hint: "CloudKit reserves the Users type; fetch a user's record by name instead")
             }
-            throw CKError(.invalidArguments, "Did not find record type: \(recordType)",
+            // CloudKit answers an unknown type with unknownItem ("Did not find record type: …"), not invalidArguments.
+            throw CKError(.unknownItem, "Did not find record type: \(recordType)",
                           hint: environment == .production
                               ? "the production schema has no type '\(recordType)'; deploy it from development with 'ck schema deploy'"
                               : "save a record of that type first, or import a schema that defines it ('ck schema show' lists types)")

@@ -56,7 +56,13 @@ extension ModifySession {
         var held = Set<String>()
         if let existing { collect(existing, into: &held) }
         for target in targets.subtracting(held).sorted() {
-            let others = try referrers(to: target, action: .deleteSelf).filter { $0.recordName != source }.count
+            // Counted by name: what this request changed overrides the zone, and no record is loaded.
+            var names = Set(try reader.referrers(to: target, action: .deleteSelf))
+            for (n, r) in overlay {
+                if r?.refers(to: target, action: .deleteSelf) == true { names.insert(n) } else { names.remove(n) }
+            }
+            names.remove(source)
+            let others = names.count
             if others >= CKDatabase.maxDeleteSelfReferences {
                 throw CKError(.limitExceeded, "field '\(key)': '\(target)' already has \(others) DELETE_SELF references; CloudKit allows \(CKDatabase.maxDeleteSelfReferences) per target",
                               hint: "use action NONE for further references, or a parent reference")
