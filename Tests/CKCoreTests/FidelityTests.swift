@@ -170,6 +170,12 @@ import Testing
         let sub = Subscription(subscriptionID: "s", kind: .query(recordType: "Doc", predicate: "secret == 's'", arguments: [], firesOn: [.create], firesOnce: false, zoneName: nil),
                                notificationInfo: NotificationInfo(alertBody: "x"))
         #expect(ckError { _ = try db.saveSubscription(sub) }?.reason.contains("Field 'secret' is encrypted") == true)
+        // Nor can a push carry it: desired keys give the plain fields only.
+        let watch = Subscription(subscriptionID: "w", kind: .query(recordType: "Doc", predicate: "body == 'hi'", arguments: [], firesOn: [.create], firesOnce: false, zoneName: nil),
+                                 notificationInfo: NotificationInfo(alertBody: "x", desiredKeys: ["body", "secret"]))
+        _ = try db.saveSubscription(watch)
+        #expect(saveJSON(#"{"body":{"value":"hi"},"secret":{"value":"s","type":"STRING","isEncrypted":true}}"#, name: "w1") == nil)
+        #expect(try db.notifications().map(\.recordFields) == [["body": .string("hi")]])
     }
 
     // MARK: Names
