@@ -33,6 +33,21 @@ import Testing
         #expect(bad.status != 0 && bad.stderr.contains("encrypted_<type>"), "\(bad.stderr)")
     }
 
+    @Test func devicesKeepEncryptionAndParentsThroughSync() throws {
+        let s = try Sandbox()
+        #expect(try s.ck("zone", "create", "Notes").status == 0)
+        #expect(try s.ck("-z", "Notes", "record", "save", "Folder", "--name", "f1").status == 0)
+        #expect(try s.ck("-z", "Notes", "record", "save", "Vault", "--name", "v1", "--parent", "f1", "secret:encrypted_string=one").status == 0)
+        #expect(try s.ck("sync", "phone").status == 0)
+        let edit = try s.ck("device", "save", "phone", "Vault", "--name", "v1", "-z", "Notes", "secret=two")
+        #expect(edit.status == 0, "\(edit.stderr)")
+        let pushed = try s.ck("sync", "phone")
+        #expect(pushed.status == 0, "\(pushed.stderr)")
+        let fetched = try s.ck("-z", "Notes", "record", "fetch", "v1", "-o", "jsonl")
+        #expect(fetched.stdout.contains(#""secret":{"value":"two","type":"STRING","isEncrypted":true}"#), "\(fetched.stdout)")
+        #expect(fetched.stdout.contains(#""parent":{"recordName":"f1"}"#), "\(fetched.stdout)")
+    }
+
     @Test func webServicesEncryptedFormsRoundTripByteForByte() throws {
         let s = try Sandbox()
         let fields = [
