@@ -160,6 +160,10 @@ import Testing
         #expect(intoPlain?.reason.contains("field 'body' of type 'Doc' is STRING, not encrypted") == true)
         let intoEncrypted = saveJSON(#"{"secret":{"value":"s","type":"STRING"}}"#, name: "z")
         #expect(intoEncrypted?.reason.contains("is ENCRYPTED STRING") == true && intoEncrypted?.hint?.contains("encrypted_string") == true)
+        // Apple's apps send every encrypted field as ENCRYPTED_BYTES: an ENCRYPTED STRING field takes the ciphertext.
+        #expect(saveJSON(#"{"secret":{"value":"q83v","type":"ENCRYPTED_BYTES"}}"#, name: "c") == nil)
+        #expect(try db.fetchOne("c").fieldJSONText("secret") == #"{"value":"q83v","type":"ENCRYPTED_BYTES"}"#)
+        #expect(saveJSON(#"{"body":{"value":"q83v","type":"ENCRYPTED_BYTES"}}"#, name: "c2")?.reason.contains("STRING, not encrypted") == true)
         // A .ckdb can't index an encrypted field, and can't encrypt a REFERENCE.
         let indexed = try CKDB.parse("DEFINE SCHEMA\nRECORD TYPE A (\n  s ENCRYPTED STRING QUERYABLE\n);\n", file: "a.ckdb")
         #expect(ckError { try indexed.validateIndexes(file: "a.ckdb") }?.items.first?.error.reason.contains("ENCRYPTED fields can't be indexed") == true)
@@ -358,4 +362,9 @@ import Testing
         #expect(place.fields["scans"] == FieldSchema(type: FieldType(.asset, list: true)))
         try t.store.container().schema(.development).validateIndexes(file: "export")
     }
+}
+
+extension Record {
+    /// One field's Web Services dictionary as compact text.
+    func fieldJSONText(_ key: String) -> String? { json()["fields"]?[key]?.serialized() }
 }

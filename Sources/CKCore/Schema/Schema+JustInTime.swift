@@ -39,7 +39,7 @@ extension Schema {
                 if declared.encrypted != value.isEncrypted {
                     throw Schema.encryptionMismatch(key: key, recordType: recordType, declared: declared)
                 }
-                guard declared.accepts(value.type) else {
+                guard declared.accepts(value.type) || Schema.isCiphertext(value, for: declared) else {
                     let name = declared.isNumber ? declared.schemaTypeName : declared.type.wsName
                     throw CKError(.invalidArguments,
                                   "invalid attempt to set value type \(value.type.wsName) for field '\(key)' for type '\(recordType)', defined to be: \(name)",
