@@ -8,7 +8,7 @@ _ck_passopts='--data-dir --container -c --env -e --db --zone -z --as'
 # Sets _ck_subs, _ck_opts, _ck_vopts (options taking a value) and _ck_rt (argument index of a record type) for a command path.
 _ck_info() {
     case "$1" in
-        '') _ck_subs='init container zone record query subscription notification changes sync device user account role schema export import gc doctor help man completion' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
+        '') _ck_subs='init container zone record asset query subscription notification changes sync device user account role schema export import gc doctor help man completion' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
         'init') _ck_subs='' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
         'container') _ck_subs='create list use show delete' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
         'container create') _ck_subs='' _ck_opts='--use' _ck_vopts='' _ck_rt='' ;;
@@ -17,14 +17,16 @@ _ck_info() {
         'container show') _ck_subs='' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
         'container delete') _ck_subs='' _ck_opts='--yes -y' _ck_vopts='' _ck_rt='' ;;
         'zone') _ck_subs='create list show delete' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
-        'zone create') _ck_subs='' _ck_opts='--capabilities' _ck_vopts='--capabilities' _ck_rt='' ;;
+        'zone create') _ck_subs='' _ck_opts='--zone-wide-sharing --capabilities' _ck_vopts='--capabilities' _ck_rt='' ;;
         'zone list') _ck_subs='' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
         'zone show') _ck_subs='' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
         'zone delete') _ck_subs='' _ck_opts='--yes -y' _ck_vopts='' _ck_rt='' ;;
         'record') _ck_subs='save fetch delete' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
-        'record save') _ck_subs='' _ck_opts='--name --if-tag --policy --unset --fields-json --fields-file --fields-stdin --asset-file --batch --atomic --keys' _ck_vopts='--name --if-tag --policy --unset --fields-json --fields-file --asset-file --batch --keys' _ck_rt='0' ;;
+        'record save') _ck_subs='' _ck_opts='--name --parent --if-tag --policy --unset --fields-json --fields-file --fields-stdin --asset-file --batch --atomic --keys' _ck_vopts='--name --parent --if-tag --policy --unset --fields-json --fields-file --asset-file --batch --keys' _ck_rt='0' ;;
         'record fetch') _ck_subs='' _ck_opts='--keys' _ck_vopts='--keys' _ck_rt='' ;;
         'record delete') _ck_subs='' _ck_opts='--yes -y --if-tag' _ck_vopts='--if-tag' _ck_rt='' ;;
+        'asset') _ck_subs='get' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
+        'asset get') _ck_subs='' _ck_opts='--file --index' _ck_vopts='--file --index' _ck_rt='' ;;
         'query') _ck_subs='' _ck_opts='--arg --sort --limit --cursor --all --keys --zone-wide --filters-json --filters --explain' _ck_vopts='--arg --sort --limit --cursor --keys --filters-json --filters' _ck_rt='0' ;;
         'subscription') _ck_subs='create list show delete' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
         'subscription create') _ck_subs='query zone database' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
@@ -83,6 +85,7 @@ _ck_info() {
 _ck_value() {
     case "$1:$2" in
         'record save:--name') _ck_dynamic recordName ;;
+        'record save:--parent') _ck_dynamic recordName ;;
         'record save:--policy') _ck_words 'changed-keys all-keys' ;;
         'record save:--unset') _ck_dynamic field "$_ck_rtype" ;;
         'record save:--fields-file') _ck_files ;;
@@ -90,6 +93,7 @@ _ck_value() {
         'record save:--batch') _ck_files ;;
         'record save:--keys') _ck_dynamic field "$_ck_rtype" ;;
         'record fetch:--keys') _ck_dynamic field "$_ck_rtype" ;;
+        'asset get:--file') _ck_files ;;
         'query:--sort') _ck_dynamic field "$_ck_rtype" ;;
         'query:--keys') _ck_dynamic field "$_ck_rtype" ;;
         'subscription create query:--desired-keys') _ck_dynamic field "$_ck_rtype" ;;
@@ -145,6 +149,10 @@ _ck_positional() {
             ;;
         'record delete')
             if (( $2 >= 0 )); then _ck_dynamic recordName; fi
+            ;;
+        'asset get')
+            if (( $2 == 0 )); then _ck_dynamic recordName; fi
+            if (( $2 == 1 )); then _ck_dynamic field "$_ck_rtype"; fi
             ;;
         'query')
             if (( $2 == 0 )); then _ck_dynamic recordType; fi
@@ -216,7 +224,7 @@ _ck_positional() {
             if (( $2 == 0 )); then _ck_files; fi
             ;;
         'help')
-            if (( $2 >= 0 )); then _ck_words 'environment exit-codes formats permissions predicates store init container zone record query subscription notification changes sync device user account role schema export import gc doctor help man completion'; fi
+            if (( $2 >= 0 )); then _ck_words 'environment exit-codes formats permissions predicates store init container zone record asset query subscription notification changes sync device user account role schema export import gc doctor help man completion'; fi
             ;;
         'completion')
             if (( $2 == 0 )); then _ck_words 'bash zsh fish'; fi

@@ -7,7 +7,7 @@ function __ck_info --description 'Subcommands, options taking a value and record
     set -g __ck_rt
     switch "p:$argv[1]"
         case 'p:'
-            set -g __ck_subs init container zone record query subscription notification changes sync device user account role schema export import gc doctor help man completion
+            set -g __ck_subs init container zone record asset query subscription notification changes sync device user account role schema export import gc doctor help man completion
         case 'p:container'
             set -g __ck_subs create list use show delete
         case 'p:zone'
@@ -17,12 +17,16 @@ function __ck_info --description 'Subcommands, options taking a value and record
         case 'p:record'
             set -g __ck_subs save fetch delete
         case 'p:record save'
-            set -a __ck_vopts --name --if-tag --policy --unset --fields-json --fields-file --asset-file --batch --keys
+            set -a __ck_vopts --name --parent --if-tag --policy --unset --fields-json --fields-file --asset-file --batch --keys
             set -g __ck_rt 1
         case 'p:record fetch'
             set -a __ck_vopts --keys
         case 'p:record delete'
             set -a __ck_vopts --if-tag
+        case 'p:asset'
+            set -g __ck_subs get
+        case 'p:asset get'
+            set -a __ck_vopts --file --index
         case 'p:query'
             set -a __ck_vopts --arg --sort --limit --cursor --keys --filters-json --filters
             set -g __ck_rt 1
@@ -164,6 +168,7 @@ complete -c ck -n '__ck_arg \'\' 0' -a 'init' -d 'Create a project store (.ck/) 
 complete -c ck -n '__ck_arg \'\' 0' -a 'container' -d 'Create, list, select, show and delete containers.'
 complete -c ck -n '__ck_arg \'\' 0' -a 'zone' -d 'Create, list, show and delete record zones.'
 complete -c ck -n '__ck_arg \'\' 0' -a 'record' -d 'Save, fetch and delete records.'
+complete -c ck -n '__ck_arg \'\' 0' -a 'asset' -d 'Get an asset\'s bytes back from a record.'
 complete -c ck -n '__ck_arg \'\' 0' -a 'query' -d 'Query records of a type with CloudKit\'s NSPredicate subset.'
 complete -c ck -n '__ck_arg \'\' 0' -a 'subscription' -d 'Create, list, show and delete subscriptions.'
 complete -c ck -n '__ck_arg \'\' 0' -a 'notification' -d 'List notifications and mark them read.'
@@ -196,7 +201,8 @@ complete -c ck -n '__ck_arg \'zone\' 0' -a 'create' -d 'Create a custom zone (sa
 complete -c ck -n '__ck_arg \'zone\' 0' -a 'list' -d 'List the zones of the database.'
 complete -c ck -n '__ck_arg \'zone\' 0' -a 'show' -d 'Show a zone: owner, capabilities, record count.'
 complete -c ck -n '__ck_arg \'zone\' 0' -a 'delete' -d 'Delete a custom zone and all its records.'
-complete -c ck -n '__ck_at \'zone create\'' -l capabilities -x -d 'Comma-separated capabilities (default: fetchChanges,atomic,sharing).'
+complete -c ck -n '__ck_at \'zone create\'' -l zone-wide-sharing -d 'Also give the zone zoneWideSharing (a share of the whole zone).'
+complete -c ck -n '__ck_at \'zone create\'' -l capabilities -x -d 'Test aid, not CloudKit: give the zone only these comma-separated capabilities (to rehearse a zone without atomic or fetchChanges).'
 complete -c ck -n '__ck_arg \'zone show\' 0' -x -a '(__ck_dynamic zone)' -d 'Zone name (default: --zone or _defaultZone).'
 complete -c ck -n '__ck_at \'zone delete\'' -l yes -s y -d 'Do not ask for confirmation.'
 complete -c ck -n '__ck_arg \'zone delete\' 0' -x -a '(__ck_dynamic zone)' -d 'Zone name.'
@@ -204,6 +210,7 @@ complete -c ck -n '__ck_arg \'record\' 0' -a 'save' -d 'Save a record: create it
 complete -c ck -n '__ck_arg \'record\' 0' -a 'fetch' -d 'Fetch records by name.'
 complete -c ck -n '__ck_arg \'record\' 0' -a 'delete' -d 'Delete records by name.'
 complete -c ck -n '__ck_at \'record save\'' -l name -x -a '(__ck_dynamic recordName)' -d 'Record name (default: a new UUID).'
+complete -c ck -n '__ck_at \'record save\'' -l parent -x -a '(__ck_dynamic recordName)' -d 'Parent record (CKRecord.parent) in the same zone, existing or saved in the same request.'
 complete -c ck -n '__ck_at \'record save\'' -l if-tag -x -d 'Update only if the server\'s change tag is still <tag> (ifServerRecordUnchanged).'
 complete -c ck -n '__ck_at \'record save\'' -l policy -x -a 'changed-keys all-keys' -d 'Overwrite without a tag check: changed-keys or all-keys (both keep server fields you do not send).'
 complete -c ck -n '__ck_at \'record save\'' -l unset -x -a '(__ck_dynamic field)' -d 'Remove a field (repeatable).'
@@ -221,6 +228,11 @@ complete -c ck -n '__ck_arg \'record fetch\' 0+' -x -a '(__ck_dynamic recordName
 complete -c ck -n '__ck_at \'record delete\'' -l yes -s y -d 'Do not ask for confirmation.'
 complete -c ck -n '__ck_at \'record delete\'' -l if-tag -x -d 'Delete only if the server\'s change tag is still <tag> (one name only).'
 complete -c ck -n '__ck_arg \'record delete\' 0+' -x -a '(__ck_dynamic recordName)' -d 'Record names.'
+complete -c ck -n '__ck_arg \'asset\' 0' -a 'get' -d 'Write the bytes of a record\'s asset field to a file or stdout.'
+complete -c ck -n '__ck_at \'asset get\'' -l file -r -F -d 'Write the bytes to <path> (replaced atomically).'
+complete -c ck -n '__ck_at \'asset get\'' -l index -x -d 'Which asset of a LIST<ASSET> field (from 0).'
+complete -c ck -n '__ck_arg \'asset get\' 0' -x -a '(__ck_dynamic recordName)' -d 'Record name.'
+complete -c ck -n '__ck_arg \'asset get\' 1' -x -a '(__ck_dynamic field)' -d 'Asset field.'
 complete -c ck -n '__ck_at \'query\'' -l arg -x -d 'Value for the next %@, %K, %d or %f, typed like field values (2026-01-01T00:00:00Z, ref:note-1, location:37.33,-122.03, string[]:a,b) (repeatable).'
 complete -c ck -n '__ck_at \'query\'' -l sort -x -a '(__ck_dynamic field)' -d 'Sort by a field, descending with \'-\'; field@lat,lon sorts by distance (repeatable).'
 complete -c ck -n '__ck_at \'query\'' -l limit -x -d 'Records per page, at most 200.'
@@ -342,7 +354,7 @@ complete -c ck -n '__ck_at \'import\'' -l all-users -d 'Load every user\'s data,
 complete -c ck -n '__ck_arg \'import\' 0' -r -F -d 'The document (\'-\' for stdin).'
 complete -c ck -n '__ck_at \'gc\'' -l dry-run -d 'Say what would be compacted and removed; change nothing.'
 complete -c ck -n '__ck_at \'doctor\'' -l repair -d 'Move bad data aside and rebuild what can be rebuilt.'
-complete -c ck -n '__ck_arg \'help\' 0+' -x -a 'environment exit-codes formats permissions predicates store init container zone record query subscription notification changes sync device user account role schema export import gc doctor help man completion' -d 'A topic or a command path.'
+complete -c ck -n '__ck_arg \'help\' 0+' -x -a 'environment exit-codes formats permissions predicates store init container zone record asset query subscription notification changes sync device user account role schema export import gc doctor help man completion' -d 'A topic or a command path.'
 complete -c ck -n '__ck_at \'man\'' -l dir -x -a '(__fish_complete_directories (commandline -ct))' -d 'Write every page into <dir>.'
 complete -c ck -n '__ck_arg \'completion\' 0' -x -a 'bash zsh fish' -d 'bash, zsh or fish.'
 complete -c ck -l data-dir -x -a '(__fish_complete_directories (commandline -ct))' -d 'Use the store at <dir> (env CK_DATA_DIR; default: nearest .ck/, else ~/.local/share/ck).'

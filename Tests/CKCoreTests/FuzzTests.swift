@@ -408,6 +408,8 @@ let allFieldTypes: [FieldType] = FieldType.Base.allCases.flatMap { [FieldType($0
     // MARK: Record, log-line and batch JSON
 
     static let recordSeeds: [String] = [
+        // Encrypted values in both Web Services forms, and a parent.
+        #"{"recordName":"e1","recordType":"Vault","recordChangeTag":"3","deleted":false,"fields":{"eb":{"value":"3q2+7w==","type":"ENCRYPTED_BYTES"},"ebl":{"value":["AA=="],"type":"ENCRYPTED_BYTES_LIST"},"es":{"value":"s","type":"STRING","isEncrypted":true},"el":{"value":{"latitude":1.5,"longitude":2.5},"type":"LOCATION","isEncrypted":true},"eil":{"value":[1,2],"type":"INT64_LIST","isEncrypted":true}},"created":{"deviceID":"ck","timestamp":1,"userRecordName":"_u"},"modified":{"deviceID":"ck","timestamp":2,"userRecordName":"_u"},"zoneID":{"zoneName":"Work","ownerRecordName":"_u","zoneType":"REGULAR_CUSTOM_ZONE"},"parent":{"recordName":"folder"}}"#,
         // A stored record with every type.
         #"{"recordName":"r1","recordType":"Note","recordChangeTag":"2","deleted":false,"fields":{"b":{"value":"aGk=","type":"BYTES"},"d":{"value":3.5,"type":"DOUBLE"},"i":{"value":42,"type":"INT64"},"loc":{"value":{"latitude":37.33,"longitude":-122.03,"horizontalAccuracy":5.0,"altitude":12.5,"timestamp":1700000000000},"type":"LOCATION"},"pic":{"value":{"fileChecksum":"LUVmWChE/w6jtZ+Ue4qD1dhDmx+gPjeUVwHobhrKKcI=","size":7,"sha256":"2d4566582844ff0ea3b59f947b8a83d5d8439b1fa03e37945701e86e1aca29c2","fileName":"cat.png"},"type":"ASSETID"},"r":{"value":{"recordName":"other","action":"VALIDATE","zoneID":{"zoneName":"Work","ownerRecordName":"_38691fd977d484b8b25e1808632b7d11"}},"type":"REFERENCE"},"s":{"value":"Buy milk\n\t\"é😀","type":"STRING"},"t":{"value":1796083200000,"type":"TIMESTAMP"},"tags":{"value":["a","b"],"type":"STRING_LIST"},"nums":{"value":[1,2,3],"type":"INT64_LIST"},"ds":{"value":[1.5,2.0],"type":"DOUBLE_LIST"},"ts":{"value":[0,-1],"type":"TIMESTAMP_LIST"},"refs":{"value":[{"recordName":"x","action":"DELETE_SELF"}],"type":"REFERENCE_LIST"},"locs":{"value":[{"latitude":1,"longitude":2}],"type":"LOCATION_LIST"}},"created":{"deviceID":"ck","timestamp":1795959241269,"userRecordName":"_38691fd977d484b8b25e1808632b7d11"},"modified":{"deviceID":"ck","timestamp":1795959241314,"userRecordName":"_38691fd977d484b8b25e1808632b7d11"},"zoneID":{"zoneName":"Work","ownerRecordName":"_38691fd977d484b8b25e1808632b7d11","zoneType":"REGULAR_CUSTOM_ZONE"}}"#,
         // Log lines.
@@ -430,7 +432,7 @@ let allFieldTypes: [FieldType] = FieldType.Base.allCases.flatMap { [FieldType($0
                           #""value""#, #""type""#, #""TIMESTAMP""#, #""INT64_LIST""#, #""UNKNOWN_LIST""#, #""ASSETID""#,
                           #""REFERENCE""#, #""LOCATION""#, #""BYTES""#, #""DOUBLE""#, #""STRING_LIST""#, #""operationType""#,
                           #""record""#, #""replace""#, #""delete""#, #""zoneID""#, #""sha256""#, #""size""#, #""latitude""#,
-                          #""action""#, #""DELETE_SELF""#, "\u{0}", "\\", "é"]
+                          #""action""#, #""DELETE_SELF""#, #""isEncrypted""#, #""ENCRYPTED_BYTES""#, #""parent""#, "\u{0}", "\\", "é"]
         var m = Mutator(target: "record", seeds: FuzzTests.recordSeeds, dictionary: dictionary)
         var log = FuzzLog("record")
         var records = 0, entries = 0, operations = 0, fieldValues = 0

@@ -33,8 +33,15 @@ import Testing
             #expect(ckError { try Names.validateRecordType(bad) } != nil, "\(bad)")
         }
         try Names.validateFieldName("title")
-        for bad in ["_x", "___recordID", "recordName", "creationDate", "1a", "a-b", "modified"] {
+        // CKRecord's properties and methods (CKRecord.h) and names beginning with '_' are reserved.
+        for bad in ["_x", "___recordID", "recordID", "recordType", "creationDate", "creatorUserRecordID", "modificationDate",
+                    "lastModifiedUserRecordID", "recordChangeTag", "parent", "share", "allKeys", "allTokens", "changedKeys",
+                    "encryptedValues", "objectForKey", "setObject", "1a", "a-b"] {
             #expect(ckError { try Names.validateFieldName(bad) }?.code == .invalidArguments, "\(bad)")
+        }
+        // Keys of the Web Services record dictionary sit beside `fields`, so they are ordinary field names.
+        for good in ["created", "modified", "deleted", "fields", "zoneID", "recordName"] {
+            #expect(ckError { try Names.validateFieldName(good) } == nil, "\(good)")
         }
     }
 

@@ -67,7 +67,8 @@ import Testing
         for predicate in ["TRUEPREDICATE", "name == 'Crumble'", nil] as [String?] {
             let e = ckError { _ = try fixture.db.query(QueryRequest(recordType: "Nope", predicate: predicate, limit: 200), zone: "_defaultZone") }
             let label = "recordType Nope, predicate \(predicate ?? "nil")"
-            #expect(e?.code == .invalidArguments, "\(label): got \(e.map { "\($0.code.name): \($0.reason)" } ?? "no error")")
+            // CloudKit: "Did not find record type: Crash" → native unknownItem (reference cloudkit.md §4.3).
+            #expect(e?.code == .unknownItem, "\(label): got \(e.map { "\($0.code.name): \($0.reason)" } ?? "no error")")
             let text = ((e?.reason ?? "") + " " + (e?.hint ?? "")).lowercased()
             #expect(text.contains("did not find record type"), "\(label): reason '\(e?.reason ?? "")'")
         }

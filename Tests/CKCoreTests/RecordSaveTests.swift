@@ -113,9 +113,9 @@ import Testing
         #expect(ckError { try db.save("Note", "big", ["body": big]) }?.code == .limitExceeded)
         let ops = (0...200).map { RecordOperation.save(recordType: "Note", recordName: "n\($0)", fields: [:], ifTag: nil, policy: nil) }
         #expect(ckError { _ = try db.modify(ops) }?.code == .limitExceeded)
-        #expect(ckError { try db.save("Note", "a", ["recordName": "x"]) }?.code == .invalidArguments)
+        #expect(ckError { try db.save("Note", "a", ["recordID": "x"]) }?.code == .invalidArguments)
         #expect(ckError { try db.save("Note", "_a", ["t": "x"]) }?.code == .invalidArguments)
-        #expect(ckError { try db.save("Bad Type", "a", ["t": "x"]) }?.code == .invalidArguments)
+        #expect(ckError { try db.save("Bad Type", "b", ["t": "x"]) }?.code == .invalidArguments)
     }
 
     @Test func atomicBatchesInAtomicZones() throws {

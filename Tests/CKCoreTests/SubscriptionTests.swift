@@ -152,7 +152,7 @@ import Testing
         let t = try TempStore()
         let prod = try t.db(.private, .production)
         let e = ckError { try prod.saveSubscription(query("Note", "title == 'a'")) }
-        #expect(e?.code == .invalidArguments && e?.hint?.contains("ck schema deploy") == true)
+        #expect(e?.code == .unknownItem && e?.hint?.contains("ck schema deploy") == true)
         let dev = try t.db()
         try dev.save("Note", "seed", ["title": "x"])
         _ = try t.store.container().deploySchema()

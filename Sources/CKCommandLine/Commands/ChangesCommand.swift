@@ -33,8 +33,8 @@ enum ChangesCommand {
         let name = inv.positionals.first ?? inv.zone
         let c = try inv.database().zoneChanges(zone: name, since: inv.parsed.value("since"), limit: try limit(inv),
                                                desiredKeys: RecordCommand.keys(inv))
-        let items: [JSON] = c.changes.map { ch in
-            if let r = ch.record { return r.json() }
+        let items: [JSON] = try c.changes.map { ch in
+            if let r = ch.record { return try RecordCommand.recordJSON(r, inv) }
             return .object(["recordName": .string(ch.recordName), "recordType": .string(ch.recordType),
                             "zoneID": c.zoneID.json, "deleted": .bool(true)])
         }

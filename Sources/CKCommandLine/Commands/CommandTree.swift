@@ -9,7 +9,7 @@ public enum CommandTree {
         discussion: "ck keeps an emulated CloudKit container on disk as JSON files, one tree per environment, and answers as CloudKit does — refusals included. No Apple account, token or network is needed.",
         examples: [("ck record save Note title=\"Hello CloudKit\"", "Save a record into the default store with no set-up."),
                    ("ck help exit-codes", "What each exit code means.")],
-        subcommands: [InitCommand.spec, ContainerCommand.spec, ZoneCommand.spec, RecordCommand.spec, QueryCommand.spec,
+        subcommands: [InitCommand.spec, ContainerCommand.spec, ZoneCommand.spec, RecordCommand.spec, AssetCommand.spec, QueryCommand.spec,
                       SubscriptionCommand.spec, NotificationCommand.spec, ChangesCommand.spec, SyncCommand.spec, DeviceCommand.spec,
                       UserCommand.spec, AccountCommand.spec, RoleCommand.spec,
                       SchemaCommand.spec, FixturesCommands.export, FixturesCommands.importSpec, GCCommand.spec, DoctorCommand.spec,

@@ -92,8 +92,9 @@ enum DeviceRecordsCommand {
         var fields: [String: FieldValue?] = [:]
         for a in inv.positionals.dropFirst(2) {
             let (key, input) = try RecordSaveCommand.assignment(a, inv: inv)
-            guard case .text(let text, let explicit, let action) = input else { continue }
-            fields[key] = .some(try d.fieldValue(text, type: explicit, action: action, recordType: type, key: key))
+            guard case .text(let text, let explicit, let action, let encrypted) = input else { continue }
+            let v = try d.fieldValue(text, type: explicit, action: action, recordType: type, key: key)
+            fields[key] = .some(encrypted ? try v.encrypting(path: "fields.\(key)") : v)
         }
         for key in inv.parsed.all("unset") { fields[key] = .some(nil) }
         let saved = try d.save(recordType: type, recordName: inv.parsed.value("name"), zone: zone, fields: fields)

@@ -95,7 +95,7 @@ enum QueryCommand {
             req.cursor = cursor
         } while inv.parsed.flag("all") && cursor != nil
         if format == .json {
-            var env: [String: JSON] = ["records": .array(all.map { $0.json(keys: req.desiredKeys) })]
+            var env: [String: JSON] = ["records": .array(try all.map { try RecordCommand.recordJSON($0, inv, keys: req.desiredKeys) })]
             if let cursor { env["continuationMarker"] = .string(cursor) }
             inv.line(JSON.object(env).pretty())
         } else if let cursor {

@@ -17,7 +17,7 @@ enum RecordCommand {
         var blocks: [(record: Bool, text: String)] = []
         for r in results {
             switch (r, format) {
-            case (.saved(let rec), .json), (.saved(let rec), .jsonl): items.append(rec.json(keys: keys))
+            case (.saved(let rec), .json), (.saved(let rec), .jsonl): items.append(try recordJSON(rec, inv, keys: keys))
             case (.saved(let rec), .plain): inv.line(RecordText.plain(keys == nil ? rec : limited(rec, keys)))
             case (.saved(let rec), .table): blocks.append((true, RecordText.table(rec, keys: keys) + "\n"))
             case (.deleted(let n, let t, _), .json), (.deleted(let n, let t, _), .jsonl):
@@ -40,6 +40,12 @@ enum RecordCommand {
             }
         case .plain: break
         }
+    }
+
+    /// A record dictionary as a fetch answers it: asset values carry their local `downloadURL`.
+    static func recordJSON(_ r: Record, _ inv: Invocation, keys: [String]? = nil) throws -> JSON {
+        guard r.fields.values.contains(where: { $0.type.base == .asset }) else { return r.json(keys: keys) }
+        return try inv.database().responseJSON(r, keys: keys)
     }
 
     static func limited(_ r: Record, _ keys: [String]?) -> Record {

@@ -5,16 +5,17 @@ enum RecordSaveCommand {
     static let spec = CommandSpec(
         "save", summary: "Save a record: create it, or update it by change tag or save policy.",
         discussion: """
-        Fields are field[:type]=value. Without a type, a field the schema knows takes its schema type; a new field is typed from the value: integer, double, ISO 8601 date, else string. Types: string, int64, double, timestamp, bytes (base64 or @file), reference (recordName[@zone]; add :deleteSelf or :validate for the action, e.g. owner:reference:deleteSelf=note-1), location (lat,lon), asset (@file) and lists of each (tags:string[]=a,b; location lists separate items with ';'; a JSON array also works).
+        Fields are field[:type]=value. Without a type, a field the schema knows takes its schema type; a new field is typed from the value: integer, double, ISO 8601 date, else string. Types: string, int64, double, timestamp, bytes (base64 or @file), reference (recordName[@zone]; add :deleteSelf or :validate for the action, e.g. owner:reference:deleteSelf=note-1), location (lat,lon), asset (@file, at most 50 MB) and lists of each (tags:string[]=a,b; location lists separate items with ';'; a JSON array also works). encrypted_<type> keeps a value in encryptedValues (secret:encrypted_string=…); references and assets can't be encrypted, and encrypted fields can't be queried or sorted.
 
         Saving a name that exists fails with serverRecordChanged (exit 4), as CloudKit's save of an existing record ID does, unless --if-tag names the server's current change tag or a --policy overwrites.
 
-        --batch reads JSON Lines: each line a record dictionary ({"recordName", "recordType", "recordChangeTag", "fields"}) or a Web Services operation ({"operationType": "forceUpdate", "record": {…}}). CloudKit takes at most 200 operations per request: larger inputs are sent as several requests.
+        --batch reads JSON Lines: each line a record dictionary ({"recordName", "recordType", "recordChangeTag", "fields", "parent"}) or a Web Services operation ({"operationType": "forceUpdate", "record": {…}}). CloudKit takes at most 200 operations and 2 MB of record data per request: larger inputs are sent as several requests (with --atomic they are refused with limitExceeded).
         """,
         arguments: [ArgumentSpec("record-type", help: "Record type (created just in time in development).", optional: true, completion: .recordType),
                     ArgumentSpec("field[:type]=value", help: "Field values to set.", optional: true, repeatable: true, completion: .field)],
         options: [
             OptionSpec("name", value: "name", help: "Record name (default: a new UUID).", completion: .recordName),
+            OptionSpec("parent", value: "name", help: "Parent record (CKRecord.parent) in the same zone, existing or saved in the same request.", completion: .recordName),
             OptionSpec("if-tag", value: "tag", help: "Update only if the server's change tag is still <tag> (ifServerRecordUnchanged)."),
             OptionSpec("policy", value: "policy", help: "Overwrite without a tag check: changed-keys or all-keys (both keep server fields you do not send).", choices: ["changed-keys", "all-keys"]),
             OptionSpec("unset", value: "field", help: "Remove a field (repeatable).", repeatable: true, completion: .field),
@@ -59,8 +60,9 @@ enum RecordSaveCommand {
             fields[key] = input
         }
         for key in inv.parsed.all("unset") { fields[key] = .unset }
-        let op = RecordOperation.save(recordType: type, recordName: inv.parsed.value("name"), fields: fields,
+        var op = RecordOperation.save(recordType: type, recordName: inv.parsed.value("name"), fields: fields,
                                       ifTag: inv.parsed.value("if-tag"), policy: policy)
+        if let parent = inv.parsed.value("parent") { op.parent = .set(parent, zone: nil) }
         return try finish(try inv.database(), requests: [[op]], inv: inv, total: 1)
     }
 
@@ -75,9 +77,16 @@ enum RecordSaveCommand {
             throw UsageError("expected field[:type[:action]]=value, got '\(a)'", command: inv.command.path)
         }
         var type: FieldType? = nil
+        var encrypted = false
         if lhs.count >= 2 {
-            guard let t = FieldType(cliName: lhs[1]) else {
-                throw UsageError("unknown type '\(lhs[1])' for field '\(key)': use string, int64, double, timestamp, bytes, reference, location, asset, or a list like string[]", command: inv.command.path)
+            // encrypted_string, encrypted_int64[], …: the value goes into encryptedValues.
+            var name = lhs[1]
+            if name.lowercased().hasPrefix(FieldType.encryptedCLIPrefix) {
+                encrypted = true
+                name = String(name.dropFirst(FieldType.encryptedCLIPrefix.count))
+            }
+            guard let t = FieldType(cliName: name) else {
+                throw UsageError("unknown type '\(lhs[1])' for field '\(key)': use string, int64, double, timestamp, bytes, reference, location, asset, a list like string[], or encrypted_<type> (encrypted_string, encrypted_bytes[], …)", command: inv.command.path)
             }
             type = t
         }
@@ -93,7 +102,7 @@ enum RecordSaveCommand {
             default: throw UsageError("unknown reference action '\(lhs[2])': use none, deleteSelf or validate", command: inv.command.path)
             }
         }
-        return (key, .text(value, type: type, action: action))
+        return (key, .text(value, type: type, action: action, encrypted: encrypted))
     }
 
     /// `--fields-json`, `--fields-file`, `--fields-stdin`: an object of field dictionaries.
@@ -166,7 +175,7 @@ enum RecordSaveCommand {
     // MARK: Batches
 
     static func runBatch(_ inv: Invocation, file: String, policy: SavePolicy?) throws -> Int32 {
-        let stray = ["name", "if-tag", "unset", "fields-json", "fields-file", "asset-file"].filter { !inv.parsed.all($0).isEmpty }
+        let stray = ["name", "parent", "if-tag", "unset", "fields-json", "fields-file", "asset-file"].filter { !inv.parsed.all($0).isEmpty }
             + (inv.parsed.flag("fields-stdin") ? ["fields-stdin"] : [])
         guard inv.positionals.isEmpty, stray.isEmpty else {
             let what = stray.isEmpty ? "a record type or fields" : stray.map { "--" + $0 }.joined(separator: ", ")
@@ -207,17 +216,37 @@ enum RecordSaveCommand {
             }
         }
         let size = CKDatabase.maxOperationsPerRequest
-        if lines.count > size {
-            inv.note("\(lines.count) operations: sending \((lines.count + size - 1) / size) requests of at most \(size) (CloudKit's limit per request)")
+        let spans = atomic && !lines.isEmpty ? [0..<lines.count] : requestSpans(lines)
+        if spans.count > (lines.count + size - 1) / size {
+            inv.note("\(lines.count) operations: sending \(spans.count) requests of at most \(size) operations and 2 MB of records (CloudKit's limits per request)")
+        } else if spans.count > 1 {
+            inv.note("\(lines.count) operations: sending \(spans.count) requests of at most \(size) (CloudKit's limit per request)")
         }
-        let requests = stride(from: 0, to: lines.count, by: size).lazy.map { first -> [RecordOperation] in
-            (first..<min(first + size, lines.count)).map { i -> RecordOperation in
+        let requests = spans.lazy.map { span -> [RecordOperation] in
+            span.map { i -> RecordOperation in
                 do throws(CKError) { return try operation(bytes[lines[i]], line: lineNumbers[i], label: label, policy: policy, zone: inv.zone) } catch {
                     return RecordOperation.invalid(error, recordName: "\(label):\(lineNumbers[i])")
                 }
             }
         }
         return try finish(db, requests: requests, inv: inv, total: lines.count, atomic: atomic)
+    }
+
+    /// Lines grouped into requests of at most 200 operations and 2 MB of JSON (the text is at least as long
+    /// as the record data it carries, so no request exceeds CloudKit's 2 MB guideline).
+    static func requestSpans(_ lines: [Range<Int>]) -> [Range<Int>] {
+        var spans: [Range<Int>] = []
+        var start = 0, bytes = 0
+        for (i, line) in lines.enumerated() {
+            if i > start && (i - start >= CKDatabase.maxOperationsPerRequest || bytes + line.count > CKDatabase.maxRequestSize) {
+                spans.append(start..<i)
+                start = i
+                bytes = 0
+            }
+            bytes += line.count
+        }
+        if start < lines.count { spans.append(start..<lines.count) }
+        return spans
     }
 
     /// One batch line as an operation; errors name the file and line.

@@ -4,14 +4,15 @@ import CKCore
 enum ZoneCommand {
     static let spec = CommandSpec(
         "zone", summary: "Create, list, show and delete record zones.",
-        discussion: "Custom zones exist only in the private database (the public database has only _defaultZone; creating one there answers badDatabase). A custom zone has capabilities: fetchChanges (change feeds), atomic (all-or-nothing batches) and sharing.",
+        discussion: "Custom zones exist only in the private database (the public database has only _defaultZone; creating one there answers badDatabase). Capabilities are the server's: every custom zone has fetchChanges (change feeds), atomic (all-or-nothing batches) and sharing; zoneWideSharing is added on request (--zone-wide-sharing). The default zone has none.",
         examples: [("ck zone create Notes", "Create a custom zone in the private database of the current user."),
                    ("ck -z Notes record save Note title=Hi", "Save a record into it.")],
         subcommands: [
             CommandSpec("create", summary: "Create a custom zone (saving an existing zone changes nothing).",
                         arguments: [ArgumentSpec("zone", help: "Zone name: ASCII, not starting with '_'.")],
-                        options: [OptionSpec("capabilities", value: "list",
-                                             help: "Comma-separated capabilities (default: fetchChanges,atomic,sharing).",
+                        options: [OptionSpec("zone-wide-sharing", help: "Also give the zone zoneWideSharing (a share of the whole zone)."),
+                                  OptionSpec("capabilities", value: "list",
+                                             help: "Test aid, not CloudKit: give the zone only these comma-separated capabilities (to rehearse a zone without atomic or fetchChanges).",
                                              choices: [])],
                         run: create),
             CommandSpec("list", summary: "List the zones of the database.", run: list),
@@ -45,6 +46,7 @@ enum ZoneCommand {
                 caps.insert(c)
             }
         }
+        if inv.parsed.flag("zone-wide-sharing") { caps.formUnion([.sharing, .zoneWideSharing]) }
         let (zone, created) = try inv.database().createZone(zoneName, capabilities: caps)
         if !created { inv.note("zone '\(zoneName)' already exists; nothing changed") }
         try printZones([zone], inv, verb: created ? "Created zone" : "Zone")

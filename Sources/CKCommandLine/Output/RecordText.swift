@@ -16,9 +16,10 @@ enum RecordText {
             if let z = r.zoneName { s += "@" + z }
             if r.action != .none { s += " (\(r.action.rawValue))" }
             return s
-        case .asset(let a): return "asset \(a.sha256.prefix(12))… (\(a.size) bytes\(a.fileName.map { ", " + $0 } ?? ""))"
+        case .asset(let a): return "asset \(a.sha256.prefix(12))… (\(a.size) bytes)"
         case .location(let l): return "\(l.latitude),\(l.longitude)"
         case .list(_, let items): return "[" + items.map(display).joined(separator: ", ") + "]"
+        case .encrypted(let plain): return display(plain)
         }
     }
 
@@ -53,13 +54,14 @@ enum RecordText {
         let rows: [(String, String)] = [
             ("recordName", r.recordName), ("recordType", r.recordType), ("changeTag", r.changeTag),
             ("zone", r.zoneID.zoneName),
+        ] + (r.parent.map { [("parent", $0)] } ?? []) + [
             ("created", ISO8601.format(milliseconds: r.created.timestamp) + " by " + r.created.userRecordName),
             ("modified", ISO8601.format(milliseconds: r.modified.timestamp) + " by " + r.modified.userRecordName),
         ]
         let fieldKeys = r.fields.keys.sorted().filter { keys == nil || keys?.contains($0) == true }
         var fieldRows: [(String, String)] = []
         for k in fieldKeys {
-            if let v = r.fields[k] { fieldRows.append((k, display(v) + "  (" + v.type.wsName + ")")) }
+            if let v = r.fields[k] { fieldRows.append((k, display(v) + "  (" + v.typeLabel + ")")) }
         }
         let width = (rows + fieldRows).map { $0.0.count }.max() ?? 0
         func fmt(_ row: (String, String)) -> String { row.0.padding(toLength: width + 2, withPad: " ", startingAt: 0) + row.1 }

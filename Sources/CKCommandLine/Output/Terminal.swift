@@ -6,6 +6,8 @@ import Glibc
 /// Where a command's input comes from and its output goes; tests substitute their own.
 public struct Terminal: @unchecked Sendable {
     public var writeOut: (String) -> Void
+    /// Raw bytes to stdout (asset contents); tests that give only `writeOut` get them decoded as UTF-8.
+    public var writeOutBytes: ([UInt8]) -> Void
     public var writeErr: (String) -> Void
     public var readStdin: () -> [UInt8]
     public var readLine: () -> String?
@@ -20,6 +22,7 @@ public struct Terminal: @unchecked Sendable {
                 stdoutIsTTY: Bool = false, stderrIsTTY: Bool = false, stdinIsTTY: Bool = false,
                 environment: [String: String] = [:], workingDirectory: String = FileManager.default.currentDirectoryPath) {
         self.writeOut = writeOut
+        self.writeOutBytes = { writeOut(String(decoding: $0, as: UTF8.self)) }
         self.writeErr = writeErr
         self.readStdin = readStdin
         self.readLine = readLine
@@ -32,7 +35,7 @@ public struct Terminal: @unchecked Sendable {
 
     /// The process's own standard streams and environment.
     public static var process: Terminal {
-        Terminal(
+        var t = Terminal(
             writeOut: { s in StreamWriter.stdout.write(s) },
             writeErr: { s in StreamWriter.stdout.flush(); StreamWriter.stderr.write(s); StreamWriter.stderr.flush() },
             readStdin: { readAll(fd: 0) },
@@ -40,6 +43,8 @@ public struct Terminal: @unchecked Sendable {
             stdoutIsTTY: isatty(1) == 1, stderrIsTTY: isatty(2) == 1, stdinIsTTY: isatty(0) == 1,
             environment: ProcessInfo.processInfo.environment,
             workingDirectory: FileManager.default.currentDirectoryPath)
+        t.writeOutBytes = { StreamWriter.stdout.write(bytes: $0) }
+        return t
     }
 }
 
@@ -71,6 +76,11 @@ final class StreamWriter: @unchecked Sendable {
 
     func write(_ s: String) {
         buffer.append(contentsOf: s.utf8)
+        if buffer.count >= 1 << 16 { flush() }
+    }
+
+    func write(bytes: [UInt8]) {
+        buffer.append(contentsOf: bytes)
         if buffer.count >= 1 << 16 { flush() }
     }
 

@@ -57,6 +57,9 @@ public struct FieldType: Hashable, Sendable, CustomStringConvertible {
         self.init(b, list: list)
     }
 
+    /// The command-line prefix of an encrypted type: `secret:encrypted_string=…`.
+    public static let encryptedCLIPrefix = "encrypted_"
+
     static func base(schemaOrWS n: String) -> Base? {
         if n == "ASSETID" || n == "ASSET" { return .asset }
         return Base.allCases.first { $0.schemaName == n }

@@ -20,13 +20,12 @@ public struct Reference: Equatable, Sendable {
 public struct Asset: Equatable, Sendable {
     /// SHA-256 of the bytes, lower-case hex; also the file name under `assets/`.
     public var sha256: String
+    /// The size of the bytes: always the real size (CloudKit keeps no file name, so neither does ck).
     public var size: Int64
-    public var fileName: String?
 
-    public init(sha256: String, size: Int64, fileName: String? = nil) {
+    public init(sha256: String, size: Int64) {
         self.sha256 = sha256
         self.size = size
-        self.fileName = fileName
     }
 }
 
@@ -56,10 +55,13 @@ public indirect enum FieldValue: Equatable, Sendable {
     case asset(Asset)
     case location(Location)
     case list(FieldType.Base, [FieldValue])
+    /// A value kept in `encryptedValues`: never a reference or an asset, never encrypted twice.
+    case encrypted(FieldValue)
 
-    /// The value's type.
+    /// The value's type (an encrypted value has its plain value's type; see `isEncrypted`).
     public var type: FieldType {
         switch self {
+        case .encrypted(let v): return v.type
         case .string: return .string
         case .int64: return .int64
         case .double: return .double
@@ -77,7 +79,12 @@ public indirect enum FieldValue: Equatable, Sendable {
 
 extension FieldValue {
     /// The Web Services field dictionary `{"value": …, "type": "STRING"}`.
-    public var fieldJSON: JSON { .object(["value": valueJSON, "type": .string(type.wsName)]) }
+    /// An encrypted value carries `"isEncrypted": true`; encrypted bytes are ENCRYPTED_BYTES, as Apple's apps send them.
+    public var fieldJSON: JSON {
+        guard case .encrypted(let plain) = self else { return .object(["value": valueJSON, "type": .string(type.wsName)]) }
+        if plain.type.base == .bytes { return .object(["value": valueJSON, "type": .string(FieldValue.encryptedBytesWSName(list: plain.type.isList))]) }
+        return .object(["value": valueJSON, "type": .string(type.wsName), "isEncrypted": .bool(true)])
+    }
 
     /// The bare `value` part.
     public var valueJSON: JSON {
@@ -97,12 +104,10 @@ extension FieldValue {
             }
             return .object(o)
         case .asset(let a):
-            var o: [String: JSON] = [
+            return .object([
                 "fileChecksum": .string(Data(FieldValue.hexBytes(a.sha256)).base64EncodedString()),
                 "size": .int(a.size), "sha256": .string(a.sha256),
-            ]
-            if let f = a.fileName { o["fileName"] = .string(f) }
-            return .object(o)
+            ])
         case .location(let l):
             var o: [String: JSON] = ["latitude": .double(l.latitude), "longitude": .double(l.longitude)]
             if let v = l.horizontalAccuracy { o["horizontalAccuracy"] = .double(v) }
@@ -113,6 +118,7 @@ extension FieldValue {
             if let v = l.timestamp { o["timestamp"] = .int(v) }
             return .object(o)
         case .list(_, let items): return .array(items.map(\.valueJSON))
+        case .encrypted(let v): return v.valueJSON
         }
     }
 
@@ -130,13 +136,21 @@ extension FieldValue {
         guard case .object(let o) = fieldJSON else {
             throw CKError.invalid("\(path): expected a field dictionary {\"value\": …, \"type\": …}, found \(fieldJSON.kindName)")
         }
-        for k in o.keys where k != "value" && k != "type" {
-            throw CKError.invalid("\(path): unknown key '\(k)' in field dictionary (expected 'value' and 'type')")
+        for k in o.keys where k != "value" && k != "type" && k != "isEncrypted" {
+            throw CKError.invalid("\(path): unknown key '\(k)' in field dictionary (expected 'value', 'type' and 'isEncrypted')")
+        }
+        var encrypted = false
+        if let e = o["isEncrypted"], !e.isNull {
+            guard let b = e.boolValue else { throw CKError.invalid("\(path).isEncrypted: expected true or false") }
+            encrypted = b
         }
         var type: FieldType? = nil
         if let t = o["type"], !t.isNull {
             guard let name = t.stringValue else { throw CKError.invalid("\(path).type: expected a string") }
-            if name == "UNKNOWN_LIST" {
+            if let list = FieldValue.encryptedBytesList(wsName: name) {
+                type = FieldType(.bytes, list: list)
+                encrypted = true
+            } else if name == "UNKNOWN_LIST" {
                 type = declared.flatMap { $0.isList ? $0 : nil } ?? FieldType(.string, list: true)
             } else {
                 guard let ft = FieldType(name: name) else {
@@ -147,7 +161,8 @@ extension FieldValue {
             }
         }
         guard let value = o["value"], !value.isNull else { return nil }
-        return try from(valueJSON: value, type: type ?? declared, path: path + ".value")
+        let plain = try from(valueJSON: value, type: type ?? declared, path: path + ".value")
+        return encrypted ? try plain.encrypting(path: path) : plain
     }
 
     /// Reads a bare value; with no type, the JSON kind decides.
@@ -247,12 +262,12 @@ extension FieldValue {
             guard case .object(let o) = v else { throw mismatch("an asset dictionary") }
             if let hex = o["sha256"]?.stringValue, hex.utf8.count == 64, let size = o["size"]?.int64Value, size >= 0,
                hex.utf8.allSatisfy({ ($0 >= 48 && $0 <= 57) || ($0 >= 97 && $0 <= 102) || ($0 >= 65 && $0 <= 70) }) {
-                return .asset(Asset(sha256: hex.lowercased(), size: size, fileName: o["fileName"]?.stringValue))
+                return .asset(Asset(sha256: hex.lowercased(), size: size))
             }
             if let sum = o["fileChecksum"]?.stringValue, let d = Data(base64Encoded: sum), d.count == 32,
                let size = o["size"]?.int64Value, size >= 0 {
                 let hex = d.map { String($0, radix: 16).count == 1 ? "0" + String($0, radix: 16) : String($0, radix: 16) }.joined()
-                return .asset(Asset(sha256: hex, size: size, fileName: o["fileName"]?.stringValue))
+                return .asset(Asset(sha256: hex, size: size))
             }
             throw CKError.invalid("\(path): an asset needs 'sha256' (or 'fileChecksum') and 'size' of bytes already in the store",
                                   hint: "give new asset bytes with field:asset=@path on the command line")

@@ -5,18 +5,29 @@ import Foundation
 public struct FileSource: Sendable {
     /// Returns a file's bytes, or throws naming `path` (the field) and the file.
     public let read: @Sendable (_ file: String, _ path: String) throws(CKError) -> [UInt8]
+    /// A file's size without reading it (nil when unknown), so a file over a limit is never loaded.
+    public let size: @Sendable (_ file: String) -> Int64?
 
-    public init(read: @escaping @Sendable (_ file: String, _ path: String) throws(CKError) -> [UInt8]) { self.read = read }
+    public init(read: @escaping @Sendable (_ file: String, _ path: String) throws(CKError) -> [UInt8],
+                size: @escaping @Sendable (_ file: String) -> Int64? = { _ in nil }) {
+        self.read = read
+        self.size = size
+    }
 
     /// Files named relative to `directory` (absolute names as they are).
     public static func directory(_ directory: String) -> FileSource {
-        FileSource { (file: String, path: String) throws(CKError) -> [UInt8] in
-            let full = file.hasPrefix("/") ? file : directory + "/" + file
-            guard !FileIO.isDirectory(full), let bytes = try? FileIO.read(full) else {
+        let full: @Sendable (String) -> String = { file in file.hasPrefix("/") ? file : directory + "/" + file }
+        return FileSource(read: { (file: String, path: String) throws(CKError) -> [UInt8] in
+            guard !FileIO.isDirectory(full(file)), let bytes = try? FileIO.read(full(file)) else {
                 throw CKError(.assetFileNotFound, "\(path): cannot read file '\(file)'")
             }
             return bytes
-        }
+        }, size: { file in
+            // Following links, as reading does; only a regular file has a size worth checking.
+            var st = stat()
+            guard stat(full(file), &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else { return nil }
+            return Int64(st.st_size)
+        })
     }
 
     /// No files: a value naming one is refused (a caller that reads none, such as a library user with JSON values).

@@ -3,11 +3,17 @@ public enum Names {
     public static let maxLength = 255
     public static let defaultZoneName = "_defaultZone"
 
-    /// Field names CloudKit keeps for CKRecord's own properties; a user field may not use them.
+    /// Field names CloudKit keeps: the names of CKRecord's own properties and methods (CKRecord.h). Keys of the
+    /// Web Services record dictionary (recordName, zoneID, created, modified, deleted, fields) are not among
+    /// them: they sit beside `fields`, never inside it, so they are ordinary field names.
     public static let reservedFieldNames: Set<String> = [
-        "recordName", "recordID", "recordType", "recordChangeTag", "creationDate", "creatorUserRecordID",
-        "modificationDate", "lastModifiedUserRecordID", "parent", "share", "allKeys", "allTokens",
-        "changedKeys", "encryptedValues", "zoneID", "created", "modified", "deleted", "fields",
+        // Properties.
+        "recordID", "recordType", "recordChangeTag", "creationDate", "creatorUserRecordID",
+        "modificationDate", "lastModifiedUserRecordID", "parent", "share", "encryptedValues",
+        // Methods.
+        "allKeys", "allTokens", "changedKeys", "objectForKey", "setObject", "objectForKeyedSubscript",
+        "setObjectForKeyedSubscript", "encodeSystemFieldsWithCoder", "setParentReferenceFromRecord",
+        "setParentReferenceFromRecordID", "copyWithZone",
     ]
 
     static func isLetter(_ c: UInt8) -> Bool { (c >= 65 && c <= 90) || (c >= 97 && c <= 122) }

@@ -65,9 +65,11 @@ public struct Record: Equatable, Sendable {
     public var fields: [String: FieldValue]
     public var created: RecordStamp
     public var modified: RecordStamp
+    /// The record's parent (CKRecord.parent): a record of the same zone, referenced with action NONE.
+    public var parent: String?
 
     public init(recordName: String, recordType: String, zoneID: ZoneID, changeTag: String,
-                fields: [String: FieldValue], created: RecordStamp, modified: RecordStamp) {
+                fields: [String: FieldValue], created: RecordStamp, modified: RecordStamp, parent: String? = nil) {
         self.recordName = recordName
         self.recordType = recordType
         self.zoneID = zoneID
@@ -75,18 +77,21 @@ public struct Record: Equatable, Sendable {
         self.fields = fields
         self.created = created
         self.modified = modified
+        self.parent = parent
     }
 
     /// The Web Services record dictionary. `keys` limits the user fields (nil = all).
     public func json(keys: [String]? = nil) -> JSON {
         var f: [String: JSON] = [:]
         for (k, v) in fields where keys == nil || keys?.contains(k) == true { f[k] = v.fieldJSON }
-        return .object([
+        var o: [String: JSON] = [
             "recordName": .string(recordName), "recordType": .string(recordType),
             "recordChangeTag": .string(changeTag), "fields": .object(f),
             "created": created.json, "modified": modified.json, "zoneID": zoneID.json,
             "deleted": .bool(false),
-        ])
+        ]
+        if let parent { o["parent"] = Record.parentJSON(parent) }
+        return .object(o)
     }
 
     /// Reads a stored record dictionary (a zone log line's `record`); values are typed by their `type` keys.
@@ -111,7 +116,8 @@ public struct Record: Equatable, Sendable {
         self.init(recordName: name, recordType: type, zoneID: ZoneID(zoneName: zone, ownerRecordName: owner),
                   changeTag: tag, fields: fields,
                   created: try RecordStamp(json: o["created"], path: path + ".created"),
-                  modified: try RecordStamp(json: o["modified"], path: path + ".modified"))
+                  modified: try RecordStamp(json: o["modified"], path: path + ".modified"),
+                  parent: o["parent"]?["recordName"]?.stringValue)
     }
 
     /// Bytes the record counts against CloudKit's 1 MB limit: its fields, assets excluded.
@@ -134,6 +140,7 @@ public struct Record: Equatable, Sendable {
             case .list(_, let items): return items.reduce(2) { $0 + bound($1) + 1 }
             case .reference(let r): return 6 * (r.recordName.utf8.count + (r.zoneName?.utf8.count ?? 0) + (r.ownerRecordName?.utf8.count ?? 0)) + 96
             case .location: return 1024
+            case .encrypted(let plain): return bound(plain)
             default: return 256
             }
         }

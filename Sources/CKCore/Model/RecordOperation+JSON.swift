@@ -21,9 +21,9 @@ extension RecordOperation {
         }
         let rpath = opType == nil ? path : path + ".record"
         guard case .object(let r) = recordJSON else { throw CKError.invalid("\(rpath): expected an object") }
-        let known: Set<String> = ["recordName", "recordType", "recordChangeTag", "fields", "zoneID", "created", "modified", "deleted", "createShortGUID"]
+        let known: Set<String> = ["recordName", "recordType", "recordChangeTag", "fields", "zoneID", "created", "modified", "deleted", "createShortGUID", "parent"]
         for k in r.keys where !known.contains(k) {
-            throw CKError.invalid("\(rpath): unknown key '\(k)' in a record", hint: "records have recordName, recordType, recordChangeTag and fields")
+            throw CKError.invalid("\(rpath): unknown key '\(k)' in a record", hint: "records have recordName, recordType, recordChangeTag, fields and parent")
         }
         func str(_ k: String) throws(CKError) -> String? {
             guard let v = r[k], !v.isNull else { return nil }
@@ -48,6 +48,12 @@ extension RecordOperation {
         } else {
             self = RecordOperation.save(recordType: type ?? "", recordName: name, fields: fields, ifTag: tag, policy: policy)
             if type == nil { self.recordType = nil }
+        }
+        if let p = r["parent"] {
+            if p.isNull { parent = .remove } else {
+                let (pname, pzone) = try Record.parent(json: p, path: rpath + ".parent")
+                parent = .set(pname, zone: pzone)
+            }
         }
         if self.type.isDelete || self.type == .update || self.type == .replace {
             if name == nil { throw CKError.invalid("\(rpath): \(self.type.rawValue) needs a recordName") }

@@ -16,8 +16,8 @@ public enum RecordOperationType: String, Sendable, CaseIterable {
 public enum FieldInput: Sendable {
     /// A typed value.
     case value(FieldValue)
-    /// Command-line text with an optional explicit type and reference action.
-    case text(String, type: FieldType?, action: Reference.Action?)
+    /// Command-line text with an optional explicit type and reference action; `encrypted` for encryptedValues.
+    case text(String, type: FieldType?, action: Reference.Action?, encrypted: Bool = false)
     /// A Web Services / cktool field dictionary.
     case json(JSON)
     /// Remove the field.
@@ -31,6 +31,8 @@ public struct RecordOperation: Sendable {
     public var recordType: String?
     public var changeTag: String?
     public var fields: [String: FieldInput]
+    /// The parent reference to set or remove.
+    public var parent: ParentChange = .keep
     /// Set for an operation that could not be read: applying it fails with this error.
     public var inputError: CKError?
 

@@ -84,10 +84,15 @@ public struct ValueParser {
             return .location(try ValueParser.location(text, path: path))
         case .asset:
             let file = text.hasPrefix("@") ? String(text.dropFirst()) : text
+            // Sized before it is read: a file over CloudKit's limit is never loaded.
+            if let size = files.size(file), size > Asset.maxSize {
+                throw Asset.tooLarge(path, size: size)
+            }
             let bytes = try readFile(file, path: path)
             let hash = SHA256.hex(bytes)
             stagedAssets[hash] = bytes
-            return .asset(Asset(sha256: hash, size: Int64(bytes.count), fileName: (file as NSString).lastPathComponent))
+            // CloudKit keeps no file name: only the bytes, their checksum and their size.
+            return .asset(Asset(sha256: hash, size: Int64(bytes.count)))
         }
     }
 

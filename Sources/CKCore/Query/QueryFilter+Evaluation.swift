@@ -8,7 +8,8 @@ func queryValue(of record: Record, field: String) -> QueryValue? {
     case "___modTime": return .date(record.modified.timestamp)
     case "___createdBy": return .string(record.created.userRecordName)
     case "___modifiedBy": return .string(record.modified.userRecordName)
-    default: return record.fields[field].map(QueryValue.init)
+    // The server can't read an encrypted value, so no filter or sort sees it.
+    default: return record.fields[field].flatMap { $0.isEncrypted ? nil : QueryValue($0) }
     }
 }
 

@@ -27,7 +27,8 @@ struct QueryCompiler {
             if recordType == "Users" {
                 throw CKError.invalid("Users records can't be queried", hint: "CloudKit reserves the Users type; fetch a user's record by name instead")
             }
-            throw CKError(.invalidArguments, "Did not find record type: \(recordType)",
+            // CloudKit answers an unknown type with unknownItem ("Did not find record type: …"), not invalidArguments.
+            throw CKError(.unknownItem, "Did not find record type: \(recordType)",
                           hint: environment == .production
                               ? "the production schema has no type '\(recordType)'; deploy it from development with 'ck schema deploy'"
                               : "save a record of that type first, or import a schema that defines it ('ck schema show' lists types)")
@@ -65,6 +66,7 @@ struct QueryCompiler {
             throw fail(column, "Did not find field: '\(key)' in type: '\(recordType)'",
                        hint: "fields of \(recordType): " + type.fields.keys.filter { !$0.hasPrefix("___") }.sorted().joined(separator: ", "))
         }
+        if f.encrypted { throw QueryCompiler.encryptedField(key, schema: f, column: column, compiler: self) }
         return .user(key, f)
     }
 

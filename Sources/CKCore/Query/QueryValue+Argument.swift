@@ -44,6 +44,8 @@ extension QueryValue {
         case .location(let l): self = .location(l)
         case .asset(let a): self = .string(a.sha256)
         case .list(_, let items): self = .list(items.map(QueryValue.init))
+        // Opaque to the server: matches nothing (queryValue(of:field:) never even hands it out).
+        case .encrypted: self = .list([])
         }
     }
 }

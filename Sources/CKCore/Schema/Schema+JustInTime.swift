@@ -4,13 +4,16 @@ extension Schema {
         recordTypes[recordType]?.fields[field]?.type
     }
 
-    /// The field a just-in-time save creates: indexed as development indexes it (strings also searchable).
-    static func justInTimeField(_ type: FieldType) -> FieldSchema {
+    /// The field a just-in-time save creates: indexed as development indexes it (strings also searchable,
+    /// locations QUERYABLE SORTABLE as real exports show them). Assets and encrypted fields get no index:
+    /// the server can't index what it can't read.
+    static func justInTimeField(_ type: FieldType, encrypted: Bool = false) -> FieldSchema {
+        if encrypted || type.base == .asset { return FieldSchema(type: type, encrypted: encrypted) }
         if type.isList { return FieldSchema(type: type, queryable: true) }
         switch type.base {
         case .string: return FieldSchema(type: type, queryable: true, sortable: true, searchable: true)
-        case .int64, .double, .timestamp, .bytes: return FieldSchema(type: type, queryable: true, sortable: true)
-        case .reference, .location: return FieldSchema(type: type, queryable: true)
+        case .int64, .double, .timestamp, .bytes, .location: return FieldSchema(type: type, queryable: true, sortable: true)
+        case .reference: return FieldSchema(type: type, queryable: true)
         case .asset: return FieldSchema(type: type)
         }
     }
@@ -35,7 +38,10 @@ extension Schema {
         for key in values.keys.sorted() {
             guard let value = values[key] else { continue }
             if let declared = recordTypes[recordType]?.fields[key] {
-                guard declared.accepts(value.type) else {
+                if declared.encrypted != value.isEncrypted {
+                    throw Schema.encryptionMismatch(key: key, recordType: recordType, declared: declared)
+                }
+                guard declared.accepts(value.type) || Schema.isCiphertext(value, for: declared) else {
                     let name = declared.isNumber ? declared.schemaTypeName : declared.type.wsName
                     throw CKError(.invalidArguments,
                                   "invalid attempt to set value type \(value.type.wsName) for field '\(key)' for type '\(recordType)', defined to be: \(name)",
@@ -47,7 +53,7 @@ extension Schema {
                 throw CKError(.invalidArguments, "Cannot create new field '\(key)' in type \(recordType) in production schema",
                               hint: "add the field in development and deploy the schema to production")
             }
-            recordTypes[recordType]?.fields[key] = Schema.justInTimeField(value.type)
+            recordTypes[recordType]?.fields[key] = Schema.justInTimeField(value.type, encrypted: value.isEncrypted)
             changed = true
         }
         return changed

@@ -174,7 +174,8 @@ struct NotificationHook {
                     n.recordName = subject.recordName
                     n.recordType = subject.recordType
                     n.zoneID = subject.zoneID
-                    n.recordFields = subject.fields.filter { s.notificationInfo.desiredKeys.contains($0.key) }
+                    // The server can't read encrypted values, so a push never carries them.
+                    n.recordFields = subject.fields.filter { s.notificationInfo.desiredKeys.contains($0.key) && !$0.value.isEncrypted }
                     byOwner[s.ownerRecordName, default: []].append(n)
                     if firesOnce { spent.insert(SubscriptionFile.key(s)); break }
                 }

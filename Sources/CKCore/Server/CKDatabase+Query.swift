@@ -59,7 +59,7 @@ extension CKDatabase {
         for f in c.filters {
             if f.field == "self" {
                 searchable = type.fields.keys.sorted().filter { name in
-                    guard let fs = type.fields[name], fs.type.base == .string, !name.hasPrefix("___") else { return false }
+                    guard let fs = type.fields[name], fs.type.base == .string, !fs.encrypted, !name.hasPrefix("___") else { return false }
                     return environment == .development || fs.searchable
                 }
                 if searchable.isEmpty {

@@ -44,6 +44,7 @@ extension CKDatabase {
                 var session = ModifySession(db: self, zone: zone, logPath: effects.path, reader: effects.reader, schema: schema,
                                             seq: seq, stagedAssets: stagedAssets, access: state.access)
                 let result = applyRequest(operations, session: &session, atomic: atomic && zone.capabilities.contains(.atomic))
+                try session.checkRequestSize()
                 if !result.atomic || !result.results.contains(where: { $0.error != nil }), !session.entries.isEmpty {
                     let assets = session.usedAssets.reduce(into: [String: [UInt8]]()) { $0[$1] = session.stagedAssets[$1] }
                     try effects.commit(session.entries, schema: session.schema, schemaChanged: session.schemaChanged, assets: assets)
@@ -69,6 +70,7 @@ extension CKDatabase {
         var results: [RecordResult] = []
         var cascaded: [RecordResult] = []
         var seen = Set<String>()
+        session.requestSaves = Set(operations.filter { !$0.type.isDelete }.compactMap(\.recordName))
         for op in operations {
             let mark = session.mark()
             do throws(CKError) {
@@ -145,6 +147,8 @@ struct ModifySession {
     var entries: [LogEntry] = []
     /// The permission stage's view of the caller: grants are checked per record as it is reached.
     let access: Access
+    /// Names this request saves: a parent may be one of them (CloudKit: "or is part of the same operation").
+    var requestSaves = Set<String>()
 
     init(db: CKDatabase, zone: Zone, logPath: String, reader: ZoneReader, schema: Schema, seq: Int64,
          stagedAssets: [String: [UInt8]], access: Access) {
@@ -254,6 +258,7 @@ struct ModifySession {
             if case .unset = input { fields[key] = nil; continue }
             guard let v = try resolve(input, recordType: recordType, key: key) else { fields[key] = nil; continue }
             try checkReferences(v, key: key)
+            try checkDeleteSelfLimit(v, key: key, source: name, existing: existing?.fields[key])
             setValues[key] = v
             fields[key] = v
         }
@@ -264,9 +269,10 @@ struct ModifySession {
         }
         seq += 1
         let now = stamp
+        let parent = try resolveParent(op.parent, name: name, existing: existing, replaces: op.type.replacesFields)
         let record = Record(recordName: name, recordType: recordType, zoneID: zone.zoneID,
                             changeTag: CKDatabase.changeTag(seq: seq), fields: fields,
-                            created: existing?.created ?? now, modified: now)
+                            created: existing?.created ?? now, modified: now, parent: parent)
         let size = record.sizeBound > CKDatabase.maxRecordSize ? record.size : 0
         if size > CKDatabase.maxRecordSize {
             throw CKError(.limitExceeded, "record '\(name)' is \(size) bytes; CloudKit's limit is \(CKDatabase.maxRecordSize) bytes (assets excluded)",
@@ -285,11 +291,21 @@ struct ModifySession {
         switch input {
         case .unset: return nil
         case .value(let v): return coerceEmptyList(v, declared)
-        case .json(let j): return try FieldValue.from(fieldJSON: j, declared: declared, path: path).map { coerceEmptyList($0, declared) }
-        case .text(let text, let explicit, let action):
+        case .json(let j):
+            guard var v = try FieldValue.from(fieldJSON: j, declared: declared, path: path).map({ coerceEmptyList($0, declared) }) else { return nil }
+            // An untyped value for a field the schema encrypts is encrypted, as with text.
+            if j["type"] == nil, j["isEncrypted"] == nil, schema.recordTypes[recordType]?.fields[key]?.encrypted == true {
+                v = try v.encrypting(path: path)
+            }
+            return v
+        case .text(let text, let explicit, let action, let encrypted):
             var parser = ValueParser(files: db.files)
             var v = try parser.parse(text, as: explicit ?? declared ?? ValueParser.inferType(text), path: path)
             if let action { v = CKDatabase.withAction(v, action) }
+            // Text for a field the schema encrypts is encrypted, as encryptedValues[key] = value would be.
+            if encrypted || (explicit == nil && schema.recordTypes[recordType]?.fields[key]?.encrypted == true) {
+                v = try v.encrypting(path: path)
+            }
             stagedAssets.merge(parser.stagedAssets) { a, _ in a }
             return v
         }
@@ -320,11 +336,7 @@ struct ModifySession {
             if r.action == .validate, try current(r.recordName) == nil {
                 throw CKError(.referenceViolation, "field '\(key)': the VALIDATE reference's target '\(r.recordName)' does not exist")
             }
-        case .asset(let a):
-            if stagedAssets[a.sha256] == nil && !FileIO.exists(db.env.assetPath(a.sha256)) {
-                throw CKError(.assetFileNotFound, "field '\(key)': no asset with sha256 \(a.sha256) in the store",
-                              hint: "give the file itself with \(key):asset=@path")
-            }
+        case .asset(let a): try checkAsset(a, key: key)
         case .list(_, let items): for i in items { try checkReferences(i, key: key) }
         default: break
         }
@@ -338,9 +350,10 @@ struct ModifySession {
             switch input {
             case .value(let v): fields[k] = v.fieldJSON
             case .json(let j): fields[k] = j
-            case .text(let t, let type, _):
+            case .text(let t, let type, _, let encrypted):
                 var f: [String: JSON] = ["value": .string(t)]
                 if let type { f["type"] = .string(type.wsName) }
+                if encrypted { f["isEncrypted"] = .bool(true) }
                 fields[k] = .object(f)
             case .unset: fields[k] = .null
             }

@@ -39,6 +39,7 @@ extension Record {
             if !first { out.append(UInt8(ascii: ",")) }
             first = false
             key(k)
+            if v.isEncrypted { v.fieldJSON.write(into: &out, indent: nil, level: 0); continue }
             out.append(contentsOf: #"{"value":"#.utf8)
             v.writeValue(into: &out)
             out.append(contentsOf: #","type":"#.utf8)
@@ -51,6 +52,10 @@ extension Record {
         modified.write(into: &out)
         out.append(contentsOf: #","zoneID":"#.utf8)
         zoneID.json.write(into: &out, indent: nil, level: 0)
+        if let parent {
+            out.append(UInt8(ascii: ",")); key("parent")
+            Record.parentJSON(parent).write(into: &out, indent: nil, level: 0)
+        }
         out.append(UInt8(ascii: "}"))
     }
 }

@@ -226,7 +226,8 @@ final class RecordIndex {
         case .timestamp(let t): return [(Double(t), nil)]
         case .reference(let r): return [(nil, r.recordName)]
         case .list(_, let items): return items.flatMap(indexValues)
-        case .bytes, .asset, .location: return []
+        // The server can't read encrypted values, so they are never indexed.
+        case .bytes, .asset, .location, .encrypted: return []
         }
     }
 

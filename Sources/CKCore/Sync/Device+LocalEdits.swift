@@ -90,9 +90,10 @@ extension Device {
     public func fieldValue(_ text: String, type explicit: FieldType?, action: Reference.Action? = nil,
                            recordType: String, key: String) throws(CKError) -> FieldValue {
         var known: FieldType? = nil
+        var knownEncrypted = false
         if explicit == nil {
             for r in try serverRecords(zone: nil) where r.recordType == recordType {
-                if let v = r.fields[key] { known = v.type; break }
+                if let v = r.fields[key] { known = v.type; knownEncrypted = v.isEncrypted; break }
             }
         }
         let type = explicit ?? known ?? ValueParser.inferType(text)
@@ -103,7 +104,8 @@ extension Device {
         var parser = ValueParser()
         var v = try parser.parse(text, as: type, path: "fields.\(key)")
         if let action { v = Device.withAction(v, action) }
-        return v
+        // A field the server holds encrypted stays encrypted, as encryptedValues[key] = value.
+        return knownEncrypted ? try v.encrypting(path: "fields.\(key)") : v
     }
 
     static func withAction(_ v: FieldValue, _ action: Reference.Action) -> FieldValue {

@@ -1,0 +1,56 @@
+import Foundation
+import CKCore
+
+enum AssetCommand {
+    static let spec = CommandSpec(
+        "asset", summary: "Get an asset's bytes back from a record.",
+        discussion: "CloudKit keeps an asset as bytes with a checksum and a size, and no file name; a fetch gives a downloadURL for them. ck's downloadURL is a file:// URL into the store, and 'ck asset get' copies the bytes out.",
+        examples: [("ck asset get note-1 photo --file photo.jpg", "Write the photo field's bytes to photo.jpg.")],
+        subcommands: [getSpec])
+
+    static let getSpec = CommandSpec(
+        "get", summary: "Write the bytes of a record's asset field to a file or stdout.",
+        discussion: "Without --file the bytes go to stdout (refused on a terminal); with -o json the asset dictionary (fileChecksum, size, downloadURL) prints instead. A LIST<ASSET> field needs --index.",
+        arguments: [ArgumentSpec("record", help: "Record name.", completion: .recordName),
+                    ArgumentSpec("field", help: "Asset field.", completion: .field)],
+        options: [OptionSpec("file", value: "path", help: "Write the bytes to <path> (replaced atomically).", completion: .file),
+                  OptionSpec("index", value: "n", help: "Which asset of a LIST<ASSET> field (from 0).")],
+        examples: [("ck asset get note-1 photo --file photo.jpg", "Copy the photo out."),
+                   ("ck asset get note-1 scans --index 1 > page2.pdf", "The second asset of a list, to stdout."),
+                   ("ck asset get note-1 photo -o json", "The asset dictionary with its downloadURL.")],
+        run: run)
+
+    static func run(_ inv: Invocation) throws -> Int32 {
+        guard inv.positionals.count == 2 else { throw UsageError("expected a record name and an asset field", command: inv.command.path) }
+        var index: Int? = nil
+        if let v = inv.parsed.value("index") {
+            guard let n = Int(v), n >= 0 else { throw UsageError("--index takes a whole number from 0, not '\(v)'", command: inv.command.path) }
+            index = n
+        }
+        let db = try inv.database()
+        let (record, field) = (inv.positionals[0], inv.positionals[1])
+        let (asset, bytes) = try db.asset(recordName: record, field: field, index: index, zone: inv.zone)
+        let format = try inv.outputFormat()
+        var info: [String: JSON] = [:]
+        if case .object(let o) = FieldValue.asset(asset).valueJSON { info = o }
+        info["downloadURL"] = .string(db.downloadURL(asset))
+        guard let file = inv.parsed.value("file") else {
+            if format == .json || format == .jsonl {
+                try inv.report(.object(info), plain: "", table: "")
+                return ExitCode.success
+            }
+            if inv.terminal.stdoutIsTTY {
+                throw UsageError("the asset is \(bytes.count) bytes of binary data; give --file <path> or redirect stdout", command: inv.command.path)
+            }
+            inv.terminal.writeOutBytes(bytes)
+            return ExitCode.success
+        }
+        let path = file.hasPrefix("/") ? file : inv.terminal.workingDirectory + "/" + file
+        do { try Data(bytes).write(to: URL(fileURLWithPath: path), options: .atomic) } catch {
+            throw CKError(.internalError, "cannot write \(file): \(error.localizedDescription)")
+        }
+        info["file"] = .string(file)
+        try inv.report(.object(info), plain: file, table: "Wrote \(bytes.count) bytes of \(record).\(field) to \(file)")
+        return ExitCode.success
+    }
+}
