@@ -167,6 +167,7 @@ public enum ModelChecker {
                 switch a.kind {
                 case .string, .binary, .transformable, .encoded, .uri: size += a.maxLength ?? 0
                 case .uuid: size += 36
+                case .undefined, .objectID: break
                 default: size += 8
                 }
             }
