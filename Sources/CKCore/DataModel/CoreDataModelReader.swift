@@ -60,7 +60,7 @@ struct CoreDataModelReader {
         let bytes: [UInt8]
         do throws(CKError) {
             guard let b = try FileIO.read(full) else {
-                findings.append(ModelFinding(.error, "unreadable", at: ModelLocation(file: label, line: 1, column: 1), subject: label, summary: "no such file"))
+                findings.append(ModelFinding(.error, "unreadable", at: ModelLocation(file: label, line: 1, column: 1), subject: label, summary: "no such file or directory"))
                 return
             }
             bytes = b

@@ -14,7 +14,7 @@ extension DataModel {
             let bytes: [UInt8]
             do throws(CKError) {
                 guard let b = try FileIO.read(path) else {
-                    model.findings.append(ModelFinding(.error, "unreadable", at: at, subject: label, summary: "no such file"))
+                    model.findings.append(ModelFinding(.error, "unreadable", at: at, subject: label, summary: "no such file or directory"))
                     return
                 }
                 bytes = b
