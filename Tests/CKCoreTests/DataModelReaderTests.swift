@@ -225,3 +225,44 @@ import Testing
         #expect(root.line == 2 && root.column == 1)
     }
 }
+
+@Suite struct DataModelHostileInputTests {
+    /// Every prefix of the fixtures and seeded random edits of them: the readers report or read, never crash or hang.
+    @Test func truncatedAndMutatedSourcesNeverCrash() throws {
+        var rng = SplitMix64(state: 17)
+        let sources = [DataModelReaderTests.versioned, DataModelRulesTests.shelves, DataModelSchemaTests.relationships]
+        let alphabet = Array("{}()[]<>\"#@/*\\:=?,.\n `'")
+        for source in sources {
+            let chars = Array(source)
+            for cut in stride(from: 0, to: chars.count, by: 7) {
+                _ = try? SwiftDeclarationParser.parse(String(chars[..<cut]), file: "t.swift")
+            }
+            for _ in 0..<300 {
+                var m = chars
+                for _ in 0..<(1 + rng.below(4)) {
+                    m[rng.below(m.count)] = alphabet[rng.below(alphabet.count)]
+                }
+                _ = try? SwiftDeclarationParser.parse(String(m), file: "t.swift")
+            }
+        }
+        let xml = Array(DataModelRulesTests.coreData)
+        for cut in stride(from: 0, to: xml.count, by: 5) { _ = try? XMLReader.parse(String(xml[..<cut])) }
+        for _ in 0..<300 {
+            var m = xml
+            m[rng.below(m.count)] = alphabet[rng.below(alphabet.count)]
+            _ = try? XMLReader.parse(String(m))
+        }
+    }
+
+    @Test func deepNestingIsRefusedNotRecursedInto() throws {
+        let types = String(repeating: "class A {", count: 100_000) + String(repeating: "}", count: 100_000)
+        #expect(throws: ModelReadFailure.self) { try SwiftDeclarationParser.parse(types, file: "t.swift") }
+        let brackets = "@Model class A { var x: " + String(repeating: "[", count: 100_000) + "Int" + String(repeating: "]", count: 100_000) + "\n init() {} }"
+        let m = try SwiftDeclarationParser.parse(brackets, file: "t.swift")
+        #expect(m.types.first?.properties.count == 1)
+        let f = try ModelFolder(["A.swift": brackets])
+        #expect(f.load().findings.brief == ["warning unresolved-type A.x 1:22"])
+        let xml = String(repeating: "<a>", count: 100_000) + String(repeating: "</a>", count: 100_000)
+        #expect(throws: ModelReadFailure.self) { try XMLReader.parse(xml) }
+    }
+}

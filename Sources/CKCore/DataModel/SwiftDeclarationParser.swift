@@ -284,6 +284,8 @@ struct SwiftDeclarationParser {
         }
         let brace = peek()
         p += 1
+        // Real code nests types a few levels; the limit keeps hostile input off the stack.
+        if context.count >= 64 { throw fail(keyword, "types nested more than 64 deep") }
         if keyword.isWord("extension") {
             try body(context: path, model: nil, opener: brace)
             return

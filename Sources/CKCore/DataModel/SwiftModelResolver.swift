@@ -219,7 +219,7 @@ struct SwiftModelResolver {
                 kind = .transformable
             } else {
                 warn("unresolved-type", prop.location, subject,
-                     "type \(what) is not declared in the files read, so its storage is unknown; \(prop.name) is left out",
+                     "type \(Names.describe(what)) is not declared in the files read, so its storage is unknown; \(prop.name) is left out",
                      fix: "add the file that declares it to the paths checked")
                 return
             }

@@ -11,24 +11,27 @@ indirect enum SwiftTypeExpression: Sendable, Equatable {
     /// Parses tokens that make one type; anything else is `.unsupported` with the text.
     static func parse(_ tokens: [SwiftToken]) -> SwiftTypeExpression {
         var i = 0
-        let t = parse(tokens, &i)
-        return i == tokens.count ? t : .unsupported(text(tokens))
+        guard let t = parse(tokens, &i, depth: 0), i == tokens.count else { return .unsupported(text(tokens)) }
+        return t
     }
 
-    private static func parse(_ tokens: [SwiftToken], _ i: inout Int) -> SwiftTypeExpression {
-        guard let first = tokens[safe: i] else { return .unsupported("") }
+    /// Nesting deeper than this is not a model attribute; stopping keeps hostile input off the stack.
+    static let maxDepth = 32
+
+    private static func parse(_ tokens: [SwiftToken], _ i: inout Int, depth: Int) -> SwiftTypeExpression? {
+        guard let first = tokens[safe: i], depth < maxDepth else { return nil }
         var result: SwiftTypeExpression
         if first.isSymbol("[") {
             i += 1
-            let key = parse(tokens, &i)
+            guard let key = parse(tokens, &i, depth: depth + 1) else { return nil }
             if tokens[safe: i]?.isSymbol(":") == true {
                 i += 1
-                let value = parse(tokens, &i)
-                guard tokens[safe: i]?.isSymbol("]") == true else { return .unsupported(text(tokens)) }
+                guard let value = parse(tokens, &i, depth: depth + 1) else { return nil }
+                guard tokens[safe: i]?.isSymbol("]") == true else { return nil }
                 i += 1
                 result = .dictionary(key, value)
             } else {
-                guard tokens[safe: i]?.isSymbol("]") == true else { return .unsupported(text(tokens)) }
+                guard tokens[safe: i]?.isSymbol("]") == true else { return nil }
                 i += 1
                 result = .array(key)
             }
@@ -36,7 +39,7 @@ indirect enum SwiftTypeExpression: Sendable, Equatable {
             var path = [name]
             i += 1
             while tokens[safe: i]?.isSymbol(".") == true, let n = tokens[safe: i + 1]?.identifier {
-                if n == "Type" || n == "Protocol" { return .unsupported(text(tokens)) }
+                if n == "Type" || n == "Protocol" { return nil }
                 path.append(n)
                 i += 2
             }
@@ -44,11 +47,12 @@ indirect enum SwiftTypeExpression: Sendable, Equatable {
             if tokens[safe: i]?.isSymbol("<") == true {
                 i += 1
                 while true {
-                    args.append(parse(tokens, &i))
+                    guard let arg = parse(tokens, &i, depth: depth + 1) else { return nil }
+                    args.append(arg)
                     if tokens[safe: i]?.isSymbol(",") == true { i += 1; continue }
                     break
                 }
-                guard tokens[safe: i]?.isSymbol(">") == true else { return .unsupported(text(tokens)) }
+                guard tokens[safe: i]?.isSymbol(">") == true else { return nil }
                 i += 1
             }
             if ["Swift", "Foundation"].contains(path[0]) && path.count > 1 { path.removeFirst() }
@@ -59,7 +63,7 @@ indirect enum SwiftTypeExpression: Sendable, Equatable {
             default: result = .named(path, args)
             }
         } else {
-            return .unsupported(text(tokens))
+            return nil
         }
         while let t = tokens[safe: i], t.isSymbol("?") || t.isSymbol("!") {
             result = .optional(result)

@@ -79,7 +79,7 @@ struct XMLReader {
         if peek() == "\u{FEFF}" { advance() }
         try misc()
         guard peek() == "<" else { throw fail(peek() == nil ? "empty document: expected an XML element" : "expected '<' to start the root element") }
-        let root = try element()
+        let root = try element(depth: 0)
         try misc()
         if peek() != nil { throw fail("content after the root element </\(root.name)>") }
         return root
@@ -96,8 +96,12 @@ struct XMLReader {
         return n
     }
 
-    private mutating func element() throws(ModelReadFailure) -> XMLElement {
+    /// Model files nest a few levels; a limit keeps hostile input off the stack.
+    static let maxDepth = 256
+
+    private mutating func element(depth: Int) throws(ModelReadFailure) -> XMLElement {
         let l = line, c = column
+        if depth >= Self.maxDepth { throw fail("elements nested more than \(Self.maxDepth) deep") }
         advance() // <
         let tag = try name()
         var e = XMLElement(name: tag, attributes: [:], children: [], text: "", line: l, column: c)
@@ -152,7 +156,7 @@ struct XMLReader {
                 continue
             }
             if lookingAt("<?") { try skip(past: "?>", what: "processing instruction"); continue }
-            if d == "<" { e.children.append(try element()); continue }
+            if d == "<" { e.children.append(try element(depth: depth + 1)); continue }
             if d == "&" { e.text += try entity(); continue }
             e.text.unicodeScalars.append(d)
             advance()
