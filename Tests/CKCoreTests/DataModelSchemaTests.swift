@@ -3,20 +3,8 @@ import Testing
 
 /// Generated schemas compared with .ckdb text written by hand from swiftdata-cloudkit.md §2–§7 and ckdb.md §1.5.
 @Suite struct DataModelSchemaTests {
-    static let users = """
-        RECORD TYPE Users (
-            "___createTime" TIMESTAMP,
-            "___createdBy"  REFERENCE,
-            "___etag"       STRING,
-            "___modTime"    TIMESTAMP,
-            "___modifiedBy" REFERENCE,
-            "___recordID"   REFERENCE,
-            roles           LIST<INT64>,
-            GRANT WRITE TO "_creator",
-            GRANT READ TO "_world"
-        );
-
-    """
+    /// Every export ends with the Users type (ckdb.md §1.7 a).
+    static let users = CKDBFixtures.usersBlock
 
     static let types = """
     import Foundation

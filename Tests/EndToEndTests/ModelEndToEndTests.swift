@@ -20,6 +20,20 @@ import Testing
     }
     """
 
+    /// The system fields and default grants every generated type ends with (ckdb.md §1.5).
+    static let systemFieldsAndGrants = """
+            "___createTime" TIMESTAMP,
+            "___createdBy"  REFERENCE,
+            "___etag"       STRING,
+            "___modTime"    TIMESTAMP,
+            "___modifiedBy" REFERENCE,
+            "___recordID"   REFERENCE,
+            GRANT WRITE TO "_creator",
+            GRANT CREATE TO "_icloud",
+            GRANT READ TO "_world"
+        );
+    """
+
     static let tripSchema = """
     DEFINE SCHEMA
 
@@ -27,31 +41,13 @@ import Testing
             CD_entityName   STRING QUERYABLE SEARCHABLE SORTABLE,
             CD_title        STRING QUERYABLE SEARCHABLE SORTABLE,
             CD_trip         STRING QUERYABLE SEARCHABLE SORTABLE,
-            "___createTime" TIMESTAMP,
-            "___createdBy"  REFERENCE,
-            "___etag"       STRING,
-            "___modTime"    TIMESTAMP,
-            "___modifiedBy" REFERENCE,
-            "___recordID"   REFERENCE,
-            GRANT WRITE TO "_creator",
-            GRANT CREATE TO "_icloud",
-            GRANT READ TO "_world"
-        );
+    \(Self.systemFieldsAndGrants)
 
         RECORD TYPE CD_Trip (
             CD_entityName   STRING QUERYABLE SEARCHABLE SORTABLE,
             CD_name         STRING QUERYABLE SEARCHABLE SORTABLE,
             CD_start        TIMESTAMP QUERYABLE SORTABLE,
-            "___createTime" TIMESTAMP,
-            "___createdBy"  REFERENCE,
-            "___etag"       STRING,
-            "___modTime"    TIMESTAMP,
-            "___modifiedBy" REFERENCE,
-            "___recordID"   REFERENCE,
-            GRANT WRITE TO "_creator",
-            GRANT CREATE TO "_icloud",
-            GRANT READ TO "_world"
-        );
+    \(Self.systemFieldsAndGrants)
 
     \(SchemaEndToEndTests.usersBlock)
     """
