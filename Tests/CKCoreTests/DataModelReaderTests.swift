@@ -140,6 +140,19 @@ import Testing
         #expect(m.entity("Place")?.attributes.map(\.name) == ["shiny", "fixed", "name"])
     }
 
+    @Test func aTopLevelCommaInADefaultIsNotASecondBinding() throws {
+        let f = try ModelFolder(["A.swift": """
+            @Model final class Tally {
+                var counts = Dictionary<String, Int>()
+                var a: Int = 0, b: String = ""
+                init() {}
+            }
+            """])
+        let m = f.load()
+        #expect(m.entity("Tally")?.attributes.map(\.name) == ["a", "b"])
+        #expect(m.findings.brief == ["warning unresolved-type Tally.counts 2:9"])
+    }
+
     @Test func anUnparseableFileIsReportedAndTheOthersAreStillRead() throws {
         let f = try ModelFolder([
             "Bad.swift": "@Model final class Bad {\n    var a: String = \"open\n}\n",

@@ -353,6 +353,13 @@ struct SwiftDeclarationParser {
             }
             guard peek().isSymbol(",") else { return }
             p += 1
+            // Another binding is `name:` or `name =`; anything else continues an expression ck doesn't parse
+            // (`Dictionary<String, Int>()` has a comma at the top level of its tokens).
+            guard peek().identifier != nil, peek(1).isSymbol(":") || peek(1).isSymbol("=") else {
+                _ = try expression(stopAtComma: false, stopAtAccessor: true)
+                if peek().isSymbol("{") { try balanced() }
+                return
+            }
         }
     }
 
