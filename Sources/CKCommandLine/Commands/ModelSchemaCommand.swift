@@ -19,10 +19,12 @@ enum ModelSchemaCommand {
                           hint: "fix the errors 'ck model check' reports, then import again")
         }
         let container = try inv.container()
+        // The zone is the acting user's, created as that caller (account status and all) once the schema is in.
+        let database = container.database(.private, environment: .development, caller: try inv.caller())
         let changes = try container.importSchema(schema, file: "the model's schema")
         if inv.parsed.value("file") != nil { try inv.writeDocument(CKDB.print(schema), to: inv.parsed.value("file")) }
-        let (_, created) = try container.database(.private, environment: .development, user: inv.user).createZone(coreDataZone)
         try SchemaCommand.printChanges(changes, inv, none: "Schema unchanged.")
+        let (_, created) = try database.createZone(coreDataZone)
         if created { inv.note("created zone \(coreDataZone) in the private database of \(inv.user)") }
         return ExitCode.success
     }
