@@ -161,6 +161,21 @@ import Testing
         #expect(try s.ck("-e", "production", "schema", "export").stdout == Self.tripSchema)
     }
 
+    @Test func modelsLimitsWhatSyncsAndNamesWhatItCantFind() throws {
+        let s = try Sandbox()
+        try s.write(Self.trips, to: "Trip.swift")
+        // Trip alone syncs: its relationship to Stop reaches a model outside the synced set.
+        let r = try s.ck("model", "check", "Trip.swift", "--models", "Trip", "-o", "table")
+        #expect(r.status == 8)
+        #expect(r.stdout.hasPrefix("Trip.swift:6:66: error: Trip.stops points to Stop, which is not synced with CloudKit [unsynced-relationship]\n"))
+        let schema = try s.ck("model", "schema", "Trip.swift", "--models", "Stop")
+        #expect(schema.status == 8)
+        #expect(schema.stdout.contains("RECORD TYPE CD_Stop (") && !schema.stdout.contains("CD_Trip"))
+        let unknown = try s.ck("model", "check", "Trip.swift", "--models", "Trip,Nope")
+        #expect(unknown.status == 8)
+        #expect(unknown.stderr == "ck: invalidArguments (12): --models names Nope, which the files don't declare\nhint: models found: Stop, Trip\n")
+    }
+
     @Test func importIsRefusedWhenTheModelBreaksTheRules() throws {
         let s = try Sandbox()
         try s.write(Self.broken, to: "Item.swift")
