@@ -8,7 +8,7 @@ _ck_passopts='--data-dir --container -c --env -e --db --zone -z --as'
 # Sets _ck_subs, _ck_opts, _ck_vopts (options taking a value) and _ck_rt (argument index of a record type) for a command path.
 _ck_info() {
     case "$1" in
-        '') _ck_subs='init container zone record asset query subscription notification changes sync device user account role schema export import gc doctor help man completion' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
+        '') _ck_subs='init container zone record asset query subscription notification changes sync device user account role schema model export import gc doctor help man completion' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
         'init') _ck_subs='' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
         'container') _ck_subs='create list use show delete' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
         'container create') _ck_subs='' _ck_opts='--use' _ck_vopts='' _ck_rt='' ;;
@@ -70,6 +70,10 @@ _ck_info() {
         'schema reset') _ck_subs='' _ck_opts='--yes -y' _ck_vopts='' _ck_rt='' ;;
         'schema index') _ck_subs='' _ck_opts='--queryable --sortable --searchable --remove' _ck_vopts='' _ck_rt='0' ;;
         'schema fmt') _ck_subs='' _ck_opts='--check' _ck_vopts='' _ck_rt='' ;;
+        'model') _ck_subs='check schema diff' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
+        'model check') _ck_subs='' _ck_opts='--models' _ck_vopts='--models' _ck_rt='' ;;
+        'model schema') _ck_subs='' _ck_opts='--mode --models --import --file' _ck_vopts='--mode --models --file' _ck_rt='' ;;
+        'model diff') _ck_subs='' _ck_opts='--against --mode --models' _ck_vopts='--against --mode --models' _ck_rt='' ;;
         'export') _ck_subs='' _ck_opts='--file --all-users' _ck_vopts='--file' _ck_rt='' ;;
         'import') _ck_subs='' _ck_opts='--replace --all-users' _ck_vopts='' _ck_rt='' ;;
         'gc') _ck_subs='' _ck_opts='--dry-run' _ck_vopts='' _ck_rt='' ;;
@@ -107,6 +111,10 @@ _ck_value() {
         'schema export:--file') _ck_files ;;
         'schema diff:--from') _ck_words 'development production' ;;
         'schema diff:--to') _ck_words 'development production' ;;
+        'model schema:--mode') _ck_words 'jit initialize' ;;
+        'model schema:--file') _ck_files ;;
+        'model diff:--against') _ck_files ;;
+        'model diff:--mode') _ck_words 'jit initialize' ;;
         'export:--file') _ck_files ;;
         'man:--dir') _ck_dirs ;;
         *:--data-dir) _ck_dirs ;;
@@ -220,11 +228,20 @@ _ck_positional() {
         'schema fmt')
             if (( $2 == 0 )); then _ck_files; fi
             ;;
+        'model check')
+            if (( $2 >= 0 )); then _ck_files; fi
+            ;;
+        'model schema')
+            if (( $2 >= 0 )); then _ck_files; fi
+            ;;
+        'model diff')
+            if (( $2 >= 0 )); then _ck_files; fi
+            ;;
         'import')
             if (( $2 == 0 )); then _ck_files; fi
             ;;
         'help')
-            if (( $2 >= 0 )); then _ck_words 'environment exit-codes formats permissions predicates store init container zone record asset query subscription notification changes sync device user account role schema export import gc doctor help man completion'; fi
+            if (( $2 >= 0 )); then _ck_words 'environment exit-codes formats model permissions predicates store init container zone record asset query subscription notification changes sync device user account role schema model export import gc doctor help man completion'; fi
             ;;
         'completion')
             if (( $2 == 0 )); then _ck_words 'bash zsh fish'; fi

@@ -7,7 +7,7 @@ function __ck_info --description 'Subcommands, options taking a value and record
     set -g __ck_rt
     switch "p:$argv[1]"
         case 'p:'
-            set -g __ck_subs init container zone record asset query subscription notification changes sync device user account role schema export import gc doctor help man completion
+            set -g __ck_subs init container zone record asset query subscription notification changes sync device user account role schema model export import gc doctor help man completion
         case 'p:container'
             set -g __ck_subs create list use show delete
         case 'p:zone'
@@ -74,6 +74,14 @@ function __ck_info --description 'Subcommands, options taking a value and record
             set -a __ck_vopts --from --to
         case 'p:schema index'
             set -g __ck_rt 1
+        case 'p:model'
+            set -g __ck_subs check schema diff
+        case 'p:model check'
+            set -a __ck_vopts --models
+        case 'p:model schema'
+            set -a __ck_vopts --mode --models --file
+        case 'p:model diff'
+            set -a __ck_vopts --against --mode --models
         case 'p:export'
             set -a __ck_vopts --file
         case 'p:man'
@@ -179,6 +187,7 @@ complete -c ck -n '__ck_arg \'\' 0' -a 'user' -d 'List and show the container\'s
 complete -c ck -n '__ck_arg \'\' 0' -a 'account' -d 'Show or set a user\'s iCloud account status.'
 complete -c ck -n '__ck_arg \'\' 0' -a 'role' -d 'Assign custom security roles to users.'
 complete -c ck -n '__ck_arg \'\' 0' -a 'schema' -d 'Show, export, import, validate, diff, deploy and reset the schema.'
+complete -c ck -n '__ck_arg \'\' 0' -a 'model' -d 'Check SwiftData and Core Data models against CloudKit\'s rules; generate their schema.'
 complete -c ck -n '__ck_arg \'\' 0' -a 'export' -d 'Write an environment as one JSON fixtures document.'
 complete -c ck -n '__ck_arg \'\' 0' -a 'import' -d 'Load a JSON fixtures document into an environment.'
 complete -c ck -n '__ck_arg \'\' 0' -a 'gc' -d 'Compact zone logs and remove assets no record refers to.'
@@ -347,6 +356,20 @@ complete -c ck -n '__ck_arg \'schema index\' 0' -x -a '(__ck_dynamic recordType)
 complete -c ck -n '__ck_arg \'schema index\' 1' -x -a '(__ck_dynamic field)' -d 'Field name, or a system field such as ___recordID.'
 complete -c ck -n '__ck_at \'schema fmt\'' -l check -d 'Change nothing; exit 1 if the file is not in canonical layout.'
 complete -c ck -n '__ck_arg \'schema fmt\' 0' -r -F -d 'Schema file (\'-\': read stdin, print to stdout).'
+complete -c ck -n '__ck_arg \'model\' 0' -a 'check' -d 'Report what CloudKit\'s model validator would refuse; exit 8 on any error.'
+complete -c ck -n '__ck_arg \'model\' 0' -a 'schema' -d 'Print the .ckdb schema the model produces in development.'
+complete -c ck -n '__ck_arg \'model\' 0' -a 'diff' -d 'Compare the model\'s schema with an export or production: what it adds, what it can\'t change.'
+complete -c ck -n '__ck_at \'model check\'' -l models -x -d 'Only these models sync (the classes a CloudKit ModelConfiguration lists).'
+complete -c ck -n '__ck_arg \'model check\' 0+' -r -F -d 'Swift files, .xcdatamodeld bundles, .xcdatamodel folders or folders to search.'
+complete -c ck -n '__ck_at \'model schema\'' -l mode -x -a 'jit initialize' -d 'jit (default): what syncing every attribute once creates; initialize: what initializeCloudKitSchema creates.'
+complete -c ck -n '__ck_at \'model schema\'' -l models -x -d 'Only these models sync (the classes a CloudKit ModelConfiguration lists).'
+complete -c ck -n '__ck_at \'model schema\'' -l import -d 'Make it the development schema (as \'ck schema import\') and create the zone com.apple.coredata.cloudkit.zone.'
+complete -c ck -n '__ck_at \'model schema\'' -l file -r -F -d 'Write the schema to <file> instead of stdout.'
+complete -c ck -n '__ck_arg \'model schema\' 0+' -r -F -d 'Swift files, .xcdatamodeld bundles, .xcdatamodel folders or folders to search.'
+complete -c ck -n '__ck_at \'model diff\'' -l against -r -F -d 'A .ckdb export, or production or development of the container.'
+complete -c ck -n '__ck_at \'model diff\'' -l mode -x -a 'jit initialize' -d 'jit (default): what syncing every attribute once creates; initialize: what initializeCloudKitSchema creates.'
+complete -c ck -n '__ck_at \'model diff\'' -l models -x -d 'Only these models sync (the classes a CloudKit ModelConfiguration lists).'
+complete -c ck -n '__ck_arg \'model diff\' 0+' -r -F -d 'Swift files, .xcdatamodeld bundles, .xcdatamodel folders or folders to search.'
 complete -c ck -n '__ck_at \'export\'' -l file -r -F -d 'Write to <file> instead of stdout.'
 complete -c ck -n '__ck_at \'export\'' -l all-users -d 'Every user\'s data, as an administrator sees it.'
 complete -c ck -n '__ck_at \'import\'' -l replace -d 'Replace what the import may replace.'
@@ -354,7 +377,7 @@ complete -c ck -n '__ck_at \'import\'' -l all-users -d 'Load every user\'s data,
 complete -c ck -n '__ck_arg \'import\' 0' -r -F -d 'The document (\'-\' for stdin).'
 complete -c ck -n '__ck_at \'gc\'' -l dry-run -d 'Say what would be compacted and removed; change nothing.'
 complete -c ck -n '__ck_at \'doctor\'' -l repair -d 'Move bad data aside and rebuild what can be rebuilt.'
-complete -c ck -n '__ck_arg \'help\' 0+' -x -a 'environment exit-codes formats permissions predicates store init container zone record asset query subscription notification changes sync device user account role schema export import gc doctor help man completion' -d 'A topic or a command path.'
+complete -c ck -n '__ck_arg \'help\' 0+' -x -a 'environment exit-codes formats model permissions predicates store init container zone record asset query subscription notification changes sync device user account role schema model export import gc doctor help man completion' -d 'A topic or a command path.'
 complete -c ck -n '__ck_at \'man\'' -l dir -x -a '(__fish_complete_directories (commandline -ct))' -d 'Write every page into <dir>.'
 complete -c ck -n '__ck_arg \'completion\' 0' -x -a 'bash zsh fish' -d 'bash, zsh or fish.'
 complete -c ck -l data-dir -x -a '(__fish_complete_directories (commandline -ct))' -d 'Use the store at <dir> (env CK_DATA_DIR; default: nearest .ck/, else ~/.local/share/ck).'

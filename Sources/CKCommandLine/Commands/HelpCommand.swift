@@ -17,6 +17,7 @@ enum HelpCommand {
         "formats": formats,
         "store": store,
         "predicates": predicates,
+        "model": model,
         "permissions": permissions,
     ]
 
@@ -191,6 +192,59 @@ enum HelpCommand {
         Zone logs are append-only JSON Lines; the latest line for a record wins. Writers
         hold an exclusive lock and fsync before ck reports success. 'ck gc' compacts
         the logs to their live records. See docs/store.md.
+
+        """
+    }
+
+    static func model() -> String {
+        """
+        MODELS: SWIFTDATA AND CORE DATA WITH CLOUDKIT
+
+        ck model reads @Model classes in .swift files (nested in VersionedSchema
+        enums too) and Core Data models (.xcdatamodeld, .xcdatamodel/contents), and
+        checks them against the rules of Core Data's CloudKit model validator, which
+        only a signed build applies, at launch:
+
+          unique-constraint              no @Attribute(.unique), #Unique or
+                                         uniqueness constraints
+          attribute-optional-or-default  every attribute optional, or defaulted in
+                                         its declaration (not in init())
+          relationship-optional          every relationship optional, to-many too:
+                                         var items: [Item]? = []
+          relationship-inverse           every relationship has an inverse (for
+                                         SwiftData a warning)
+          ordered-relationship           no ordered relationships
+          delete-rule                    no Deny delete rule
+          unsupported-attribute-type     no Undefined or Object ID attributes
+          unsynced-relationship          no relationship to a model that doesn't sync
+          value-transformer              transformers registered, reversible (warning)
+          record-size                    a record fits in 700,000 bytes (warning)
+
+        Findings print as file:line:column with the validator's message and a fix;
+        ck model check exits 0 when there is no error, else 8.
+
+        ck model schema prints the schema development gets, in cktool's layout:
+          one CD_<Entity> type per root entity, with CD_entityName
+          Int, Bool -> INT64          Double, Float, Decimal -> DOUBLE
+          Date -> TIMESTAMP           String, UUID, URL -> STRING
+          Data, enums, collections, Codable, transformable -> BYTES
+          to-one relationship -> STRING (the related record's name)
+          many-to-many -> CDMR link records; the to-many side of one-to-many -> none
+        --mode jit (default): what syncing every attribute once creates.
+        --mode initialize: what initializeCloudKitSchema creates: also
+          CD_<attribute>_ckAsset for String, Data, transformable and encoded values,
+          and CD_moveReceipt.
+        --models A,B: only the classes a CloudKit ModelConfiguration lists.
+        --import makes it the development schema and creates the zone
+        com.apple.coredata.cloudkit.zone: then 'ck schema diff', 'ck schema deploy'.
+
+        ck model diff <paths> --against production (or an export.ckdb): what the
+        model adds (+), what production has with another type (!, exit 8), and what
+        production keeps though the model dropped it (-).
+
+        ck reads source; it doesn't compile it. A type declared in a file not given
+        or a macro it doesn't know is a warning naming it, never a guess.
+        See docs/model.md.
 
         """
     }

@@ -57,7 +57,11 @@ enum SchemaCommand {
 
     /// Reads and parses a schema file argument.
     static func readSchemaFile(_ inv: Invocation) throws -> (Schema, String, String) {
-        let path = try inv.single("schema file")
+        try readSchema(path: try inv.single("schema file"), inv)
+    }
+
+    /// Reads and parses a schema file ('-' for stdin); returns the schema, its label and its text.
+    static func readSchema(path: String, _ inv: Invocation) throws -> (Schema, String, String) {
         let bytes = try inv.readInput(path)
         let label = path == "-" ? "<stdin>" : path
         guard let text = String(validating: bytes, as: UTF8.self) else {
