@@ -17,6 +17,7 @@ enum HelpCommand {
         "formats": formats,
         "store": store,
         "predicates": predicates,
+        "kv": KVHelpTopic.text,
     ]
 
     static func run(_ inv: Invocation) throws -> Int32 {

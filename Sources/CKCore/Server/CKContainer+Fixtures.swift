@@ -7,6 +7,8 @@ public struct FixtureSummary: Sendable {
     public var assets: Int
     public var users: Int
     public var subscriptions: Int
+    /// Users' key-value stores.
+    public var keyValueStores: Int = 0
 }
 
 /// Fixtures: one JSON document per environment — schema, users, zones, records (Web Services shape) and
@@ -57,6 +59,7 @@ extension CKContainer {
                 "users": .array(try users().map { .object(["name": .string($0.name), "userRecordName": .string($0.userRecordName)]) }),
                 "zones": .array(zones), "records": .array(records), "assets": .object(assets),
                 "subscriptions": try SubscriptionFile.read(env.subscriptionsPath).json["subscriptions"] ?? .array([]),
+                "keyValueStores": try exportKeyValueStores(env),
             ])
         }
     }
@@ -137,6 +140,7 @@ extension CKContainer {
             assets[h] = bytes
         }
         let subscriptions = validateSubscriptions(o["subscriptions"], schema: schema, zones: zones, environment: environment, problem: problem)
+        let keyValueStores = validateKeyValueStores(o["keyValueStores"], problem: problem)
         var referenced = Set<String>()
         for (_, r) in records { for v in r.fields.values { StoreDoctor.collectAssets(v, into: &referenced) } }
         let env = environmentStore(environment)
@@ -151,7 +155,7 @@ extension CKContainer {
             var existing = false
             for p in env.allLogPaths() where !existing { existing = !CKDatabase.fold(try env.readLog(p).entries).isEmpty }
             let existingSubscriptions = !(try SubscriptionFile.read(env.subscriptionsPath).subscriptions.isEmpty)
-            if !replace && (existing || !catalog.zones.isEmpty || existingSubscriptions) {
+            if !replace && (existing || !catalog.zones.isEmpty || existingSubscriptions || hasKeyValueStores(env)) {
                 throw CKError(.serverRecordChanged, "the \(environment.rawValue) environment of \(identifier) already has records or zones",
                               serverErrorCode: "EXISTS", hint: "pass --replace to replace everything in it")
             }
@@ -198,8 +202,9 @@ extension CKContainer {
                 file.subscriptions = subscriptions
                 try file.write(env.subscriptionsPath)
             }
+            try writeKeyValueStores(keyValueStores, env: env, replace: replace)
             return FixtureSummary(zones: zones.count, records: records.count, assets: assets.count, users: users.count,
-                                  subscriptions: subscriptions.count)
+                                  subscriptions: subscriptions.count, keyValueStores: keyValueStores.count)
         }
         for (name, _) in users { try register(user: name) }
         return summary
