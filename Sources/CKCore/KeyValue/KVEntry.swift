@@ -38,11 +38,11 @@ public struct KVEntry: Equatable, Sendable {
     }
 
     init(key: String, json: JSON, path: String) throws(CKError) {
+        try KVLimits.validateKey(key)
         guard case .object(let o) = json else { throw CKError.invalid("\(path): expected an object") }
         guard let modified = o["modified"]?.int64Value, let deviceID = o["deviceID"]?.stringValue, let change = o["change"]?.int64Value else {
             throw CKError.invalid("\(path): an entry needs modified, deviceID and change")
         }
-        try KVLimits.validateKey(key)
         self.key = key
         self.modified = modified
         self.deviceID = deviceID

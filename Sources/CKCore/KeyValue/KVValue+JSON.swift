@@ -31,7 +31,7 @@ extension KVValue {
         guard case .object(let o) = json, let type = o["type"]?.stringValue, let v = o["value"] else {
             throw CKError.invalid("\(path): expected {\"type\": …, \"value\": …}")
         }
-        func bad(_ what: String) -> CKError { CKError.invalid("\(path): a \(type) value must be \(what)") }
+        func bad(_ what: String) -> CKError { CKError.invalid("\(path): expected \(what) for type \(type)") }
         switch type {
         case "string": guard let s = v.stringValue else { throw bad("a string") }; self = .string(s)
         case "integer": guard case .int(let i) = v else { throw bad("an integer") }; self = .integer(i)
