@@ -8,8 +8,9 @@ enum KVHelpTopic {
 
         Each user (--as) has one iCloud key-value store per container and environment,
         as NSUbiquitousKeyValueStore keeps an app's settings. Values are property-list
-        types: \(KVValue.typeNames.joined(separator: ", ")); arrays and dictionaries
-        nest at most \(KVLimits.maxDepth) levels.
+        types (arrays and dictionaries nest at most \(KVLimits.maxDepth) levels):
+          \(KVValue.typeNames.joined(separator: ", "))
+        Without --type, text is typed as 'ck record save' types it (true is a string).
 
         Limits (Apple's)
           \(KVLimits.maxKeys) keys
