@@ -159,6 +159,28 @@ import Testing
         #expect(changes.sorted() == Array(1...73))
     }
 
+    @Test func withoutAnAccountWritesStayLocalAndSigningInIsAnAccountChange() throws {
+        let s = try Sandbox()
+        #expect(try s.ck("kv", "set", "theme", "dark").status == 0)
+        #expect(try s.ck("kv", "sync", "phone").status == 0)
+        // The account status as container.json records it (what 'ck account set' will write).
+        let info = s.dir + "/store/containers/iCloud.ck.default/container.json"
+        let signedIn = try String(contentsOfFile: info, encoding: .utf8)
+        #expect(signedIn.contains("\"accountStatus\": \"available\""))
+        try signedIn.replacingOccurrences(of: "\"available\"", with: "\"noAccount\"").write(toFile: info, atomically: true, encoding: .utf8)
+        #expect(try s.ck("kv", "set", "--device", "phone", "theme", "offline").status == 0)
+        let skipped = try s.ck("kv", "sync", "phone")
+        #expect(skipped.status == 0 && skipped.stdout == "kv\tskipped\tthe iCloud account of user 'default' is noAccount: key-value writes stay on the device\n")
+        #expect(try s.ck("kv", "get", "theme").stdout == "dark\n")
+        #expect(try s.ck("kv", "get", "theme", "--device", "phone").stdout == "offline\n")
+        try signedIn.write(toFile: info, atomically: true, encoding: .utf8)
+        let back = try s.ck("kv", "sync", "phone")
+        #expect(back.stdout == "kv\tpulled\ttheme\nkv\tevent\t2\taccountChange\ttheme\n", "\(back.stdout)")
+        #expect(try s.ck("kv", "get", "theme", "--device", "phone").stdout == "dark\n")
+        let json = try s.ck("kv", "events", "phone", "-o", "jsonl")
+        #expect(json.stdout.contains(#""NSUbiquitousKeyValueStoreChangeReasonKey":3"#))
+    }
+
     @Test func fixturesCarryTheStore() throws {
         let s = try Sandbox()
         #expect(try s.ck("kv", "set", "when", "2026-12-01").stdout == "when\tdate\t8\n")
