@@ -7,7 +7,7 @@ function __ck_info --description 'Subcommands, options taking a value and record
     set -g __ck_rt
     switch "p:$argv[1]"
         case 'p:'
-            set -g __ck_subs init container zone record query subscription notification changes sync device kv schema export import gc doctor help man completion
+            set -g __ck_subs init container zone record query subscription notification changes sync device user account role kv schema export import gc doctor help man completion
         case 'p:container'
             set -g __ck_subs create list use show delete
         case 'p:zone'
@@ -54,6 +54,12 @@ function __ck_info --description 'Subcommands, options taking a value and record
         case 'p:device save'
             set -a __ck_vopts --name --unset
             set -g __ck_rt 2
+        case 'p:user'
+            set -g __ck_subs list show
+        case 'p:account'
+            set -g __ck_subs status set
+        case 'p:role'
+            set -g __ck_subs assign revoke list
         case 'p:kv'
             set -g __ck_subs set get list remove show sync events
         case 'p:kv set'
@@ -178,6 +184,9 @@ complete -c ck -n '__ck_arg \'\' 0' -a 'notification' -d 'List notifications and
 complete -c ck -n '__ck_arg \'\' 0' -a 'changes' -d 'Fetch what changed in a zone or a database since a change token.'
 complete -c ck -n '__ck_arg \'\' 0' -a 'sync' -d 'Sync an emulated device with the server: push its edits, then pull.'
 complete -c ck -n '__ck_arg \'\' 0' -a 'device' -d 'List, show, edit offline and delete emulated sync devices.'
+complete -c ck -n '__ck_arg \'\' 0' -a 'user' -d 'List and show the container\'s iCloud users.'
+complete -c ck -n '__ck_arg \'\' 0' -a 'account' -d 'Show or set a user\'s iCloud account status.'
+complete -c ck -n '__ck_arg \'\' 0' -a 'role' -d 'Assign custom security roles to users.'
 complete -c ck -n '__ck_arg \'\' 0' -a 'kv' -d 'The iCloud key-value store: set, get, list, sync, and the change events devices receive.'
 complete -c ck -n '__ck_arg \'\' 0' -a 'schema' -d 'Show, export, import, validate, diff, deploy and reset the schema.'
 complete -c ck -n '__ck_arg \'\' 0' -a 'export' -d 'Write an environment as one JSON fixtures document.'
@@ -301,6 +310,19 @@ complete -c ck -n '__ck_arg \'device remove\' 0' -x -a '(__ck_dynamic device)' -
 complete -c ck -n '__ck_arg \'device remove\' 1' -x -a '(__ck_dynamic recordName)' -d 'Record name.'
 complete -c ck -n '__ck_at \'device delete\'' -l yes -s y -d 'Do not ask for confirmation.'
 complete -c ck -n '__ck_arg \'device delete\' 0' -x -a '(__ck_dynamic device)' -d 'Device name: letters, digits, \'-\', \'_\', \'.\'.'
+complete -c ck -n '__ck_arg \'user\' 0' -a 'list' -d 'List the users of the container.'
+complete -c ck -n '__ck_arg \'user\' 0' -a 'show' -d 'Show one user (default: the acting user).'
+complete -c ck -n '__ck_arg \'user show\' 0' -x -a '(__ck_dynamic user)' -d 'User name (default: the acting user).'
+complete -c ck -n '__ck_arg \'account\' 0' -a 'status' -d 'Show the acting user\'s account status.'
+complete -c ck -n '__ck_arg \'account\' 0' -a 'set' -d 'Set the acting user\'s account status.'
+complete -c ck -n '__ck_arg \'account set\' 0' -x -a 'couldNotDetermine available restricted noAccount temporarilyUnavailable' -d 'One of couldNotDetermine, available, restricted, noAccount, temporarilyUnavailable.'
+complete -c ck -n '__ck_arg \'role\' 0' -a 'assign' -d 'Give a user a custom role.'
+complete -c ck -n '__ck_arg \'role\' 0' -a 'revoke' -d 'Take a custom role from a user.'
+complete -c ck -n '__ck_arg \'role\' 0' -a 'list' -d 'List the schema\'s custom roles and the users holding them.'
+complete -c ck -n '__ck_arg \'role assign\' 0' -x -a '(__ck_dynamic role)' -d 'A role from the schema\'s CREATE ROLE.'
+complete -c ck -n '__ck_arg \'role assign\' 1' -x -a '(__ck_dynamic user)' -d 'A user name the container knows.'
+complete -c ck -n '__ck_arg \'role revoke\' 0' -x -a '(__ck_dynamic role)' -d 'A role from the schema\'s CREATE ROLE.'
+complete -c ck -n '__ck_arg \'role revoke\' 1' -x -a '(__ck_dynamic user)' -d 'A user name the container knows.'
 complete -c ck -n '__ck_arg \'kv\' 0' -a 'set' -d 'Set a key\'s value (on the server, or on a device with --device).'
 complete -c ck -n '__ck_arg \'kv\' 0' -a 'get' -d 'Print a key\'s value (from the server, or a device with --device).'
 complete -c ck -n '__ck_arg \'kv\' 0' -a 'list' -d 'List keys with their type and size (from the server, or a device with --device).'
@@ -350,11 +372,13 @@ complete -c ck -n '__ck_arg \'schema index\' 1' -x -a '(__ck_dynamic field)' -d 
 complete -c ck -n '__ck_at \'schema fmt\'' -l check -d 'Change nothing; exit 1 if the file is not in canonical layout.'
 complete -c ck -n '__ck_arg \'schema fmt\' 0' -r -F -d 'Schema file (\'-\': read stdin, print to stdout).'
 complete -c ck -n '__ck_at \'export\'' -l file -r -F -d 'Write to <file> instead of stdout.'
-complete -c ck -n '__ck_at \'import\'' -l replace -d 'Replace what the environment holds.'
+complete -c ck -n '__ck_at \'export\'' -l all-users -d 'Every user\'s data, as an administrator sees it.'
+complete -c ck -n '__ck_at \'import\'' -l replace -d 'Replace what the import may replace.'
+complete -c ck -n '__ck_at \'import\'' -l all-users -d 'Load every user\'s data, as an administrator.'
 complete -c ck -n '__ck_arg \'import\' 0' -r -F -d 'The document (\'-\' for stdin).'
 complete -c ck -n '__ck_at \'gc\'' -l dry-run -d 'Say what would be compacted and removed; change nothing.'
 complete -c ck -n '__ck_at \'doctor\'' -l repair -d 'Move bad data aside and rebuild what can be rebuilt.'
-complete -c ck -n '__ck_arg \'help\' 0+' -x -a 'environment exit-codes formats kv predicates store init container zone record query subscription notification changes sync device kv schema export import gc doctor help man completion' -d 'A topic or a command path.'
+complete -c ck -n '__ck_arg \'help\' 0+' -x -a 'environment exit-codes formats kv permissions predicates store init container zone record query subscription notification changes sync device user account role kv schema export import gc doctor help man completion' -d 'A topic or a command path.'
 complete -c ck -n '__ck_at \'man\'' -l dir -x -a '(__fish_complete_directories (commandline -ct))' -d 'Write every page into <dir>.'
 complete -c ck -n '__ck_arg \'completion\' 0' -x -a 'bash zsh fish' -d 'bash, zsh or fish.'
 complete -c ck -l data-dir -x -a '(__fish_complete_directories (commandline -ct))' -d 'Use the store at <dir> (env CK_DATA_DIR; default: nearest .ck/, else ~/.local/share/ck).'
@@ -362,7 +386,8 @@ complete -c ck -l container -s c -x -a '(__ck_dynamic container)' -d 'Container 
 complete -c ck -l env -s e -x -a 'development production' -d 'Environment (env CK_ENV; default: development).'
 complete -c ck -l db -x -a 'public private shared' -d 'Database (env CK_DB; default: private).'
 complete -c ck -l zone -s z -x -a '(__ck_dynamic zone)' -d 'Record zone (env CK_ZONE; default: _defaultZone).'
-complete -c ck -l as -x -a '(__ck_dynamic user)' -d 'Act as this iCloud user (env CK_USER; default: default).'
+complete -c ck -l as -x -a '(__ck_dynamic user)' -d 'Act as this iCloud user, by name (env CK_USER; default: default).'
+complete -c ck -l anonymous -d 'Act with no iCloud account: the public database can be read, nothing else.'
 complete -c ck -l output -s o -x -a 'table json jsonl plain' -d 'Output format: table on a terminal, plain when piped (env CK_OUTPUT).'
 complete -c ck -l quiet -s q -d 'Print no progress or notes on stderr (errors still print).'
 complete -c ck -l no-color -d 'Never colour output (also NO_COLOR).'

@@ -255,20 +255,20 @@ import Testing
         let (t, _) = try setUp()
         try server(t).set("theme", .string("dark"))
         try server(t, user: "ann").set("nested", .dictionary(["when": .date(5), "raw": .data([9])]))
-        let doc = try t.store.container().exportFixtures(.development)
+        let doc = try t.store.container().exportFixtures(.development, as: try Caller.user("default"), allUsers: true)
         let stores = doc["keyValueStores"]?.arrayValue ?? []
         #expect(stores.count == 2)
         let other = try TempStore()
-        let summary = try other.store.container().importFixtures(doc, into: .development, replace: false, label: "doc")
+        let summary = try other.store.container().importFixtures(doc, into: .development, as: try Caller.user("default"), allUsers: true, replace: false, label: "doc")
         #expect(summary.keyValueStores == 2)
         #expect(try KeyValueStore(database: other.db(user: "ann")).entry("nested").value == .dictionary(["when": .date(5), "raw": .data([9])]))
-        #expect(try other.store.container().exportFixtures(.development) == doc)
+        #expect(try other.store.container().exportFixtures(.development, as: try Caller.user("default"), allUsers: true) == doc)
         // A bad store in a document is named by its JSON path, and nothing is imported.
         var broken = doc.objectValue ?? [:]
         broken["keyValueStores"] = .array([.object(["userRecordName": .string(CKContainer.userRecordName(for: "bob")),
                                                     "keys": .object([String(repeating: "k", count: 65): .object([:])])])])
         let third = try TempStore()
-        let e = ckError { _ = try third.store.container().importFixtures(.object(broken), into: .development, replace: false, label: "doc") }
+        let e = ckError { _ = try third.store.container().importFixtures(.object(broken), into: .development, as: try Caller.user("default"), allUsers: true, replace: false, label: "doc") }
         #expect(e?.items.map(\.id) == ["$.keyValueStores[0].keys.\(String(repeating: "k", count: 57))…"])
         #expect(e?.items.first?.error.reason.hasSuffix("is 65 bytes of UTF-8; a key-value store key may have at most 64") == true)
         #expect(try KeyValueStore(database: third.db()).entries().isEmpty)

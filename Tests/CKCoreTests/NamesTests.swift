@@ -46,7 +46,12 @@ import Testing
         #expect(CKContainer.userRecordName(for: "alice").count == 33)
         #expect(CKContainer.userRecordName(for: "alice") == CKContainer.userRecordName(for: "alice"))
         #expect(CKContainer.userRecordName(for: "alice") != CKContainer.userRecordName(for: "bob"))
+        // A user record name is never a user name: --as can't act as whoever owns it.
         let urn = CKContainer.userRecordName(for: "alice")
-        #expect(CKContainer.userRecordName(for: urn) == urn)
+        #expect(ckError { try Names.validateUserName(urn) }?.reason.contains("is a user record name, not a user name") == true)
+        #expect(CKContainer.userRecordName(for: urn) != urn)
+        #expect(Names.isUserRecordName(urn))
+        #expect(!Names.isUserRecordName("_" + urn.dropFirst().uppercased()))
+        #expect(ckError { try Names.validateUserName("_x") } != nil, "user names don't begin with '_'")
     }
 }

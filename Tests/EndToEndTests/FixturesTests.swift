@@ -35,19 +35,19 @@ import Testing
 
     @Test func exportImportExportIsIdentical() throws {
         let s = try seeded()
-        let first = try s.ck("export")
+        let first = try s.ck("export", "--all-users")
         #expect(first.status == 0, "\(first.stderr)")
         try s.write(first.stdout, to: "dev.json")
         let fresh = try Sandbox()
-        let imported = try fresh.run(["import", s.dir + "/dev.json", "-o", "table"])
+        let imported = try fresh.run(["import", "--all-users", s.dir + "/dev.json", "-o", "table"])
         #expect(imported.status == 0, "\(imported.stderr)")
         #expect(imported.stdout == "Imported 4 records, 1 zone and 1 asset into iCloud.ck.default (development)\n")
-        #expect(try fresh.ck("export").stdout == first.stdout)
+        #expect(try fresh.ck("export", "--all-users").stdout == first.stdout)
         #expect(try fresh.ck("-z", "Work", "record", "fetch", "t1").stdout.hasPrefix("t1\tTask\t"))
         #expect(try fresh.ck("--as", "bob", "record", "fetch", "b1").status == 0)
         #expect(try fresh.ck("query", "Note").stdout.contains("n1\tNote"))
         // New saves never reuse an imported change tag.
-        let tags = Set(try fresh.ck("export", "-o", "json").stdout.components(separatedBy: "\"recordChangeTag\": ").dropFirst().map { String($0.prefix(while: { $0 != "," })) })
+        let tags = Set(try fresh.ck("export", "--all-users", "-o", "json").stdout.components(separatedBy: "\"recordChangeTag\": ").dropFirst().map { String($0.prefix(while: { $0 != "," })) })
         let next = try fresh.ck("record", "save", "Note", "--name", "n2", "title=x")
         let tag = "\"" + (next.stdout.split(separator: "\t").dropFirst(2).first.map(String.init) ?? "") + "\""
         #expect(!tags.contains(tag))

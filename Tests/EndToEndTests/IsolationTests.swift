@@ -202,15 +202,18 @@ import Testing
             let r = try s.ck("--as", other, "record", "fetch", "a-note-1")
             #expect(r.status == 3, "--as \(other) fetched alice's record: \(r.stdout)")
         }
-        // A user record name is the identity: giving alice's own is acting as alice (documented for --as).
+        // Every record shows its creator's user record name; naming it with --as is refused, never acting as alice.
         let show = try s.ck("--as", "alice", "zone", "show")
         let owner = try #require(show.stdout.split(separator: "\n").first { $0.hasPrefix("owner\t") }.map { String($0.dropFirst(6)) })
         #expect(owner.count == 33 && owner.hasPrefix("_"))
         let asRecordName = try s.ck("--as", owner, "record", "fetch", "a-note-1", "--keys", "title")
-        #expect(asRecordName.status == 0 && asRecordName.stdout.contains("secret of a-note-1"))
-        // An upper-case hex form is not that shape, so it is a user name of its own.
+        #expect(asRecordName.status == 8 && !asRecordName.stdout.contains("secret"), "\(asRecordName.stdout)")
+        #expect(asRecordName.stderr.contains("'\(owner)' is a user record name, not a user name"), "\(asRecordName.stderr)")
+        let viaEnv = try s.run(["record", "fetch", "a-note-1"], env: ["CK_USER": owner])
+        #expect(viaEnv.status == 8 && viaEnv.stderr.contains("CK_USER: '\(owner)' is a user record name"), "\(viaEnv.stderr)")
+        // An upper-case hex form, or any name beginning with '_', is no user name either.
         let upper = try s.ck("--as", "_" + owner.dropFirst().uppercased(), "record", "fetch", "a-note-1")
-        #expect(upper.status == 3, "\(upper.stdout)")
+        #expect(upper.status == 8, "\(upper.stdout)")
     }
 
     // MARK: Databases

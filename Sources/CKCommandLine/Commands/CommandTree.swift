@@ -10,7 +10,8 @@ public enum CommandTree {
         examples: [("ck record save Note title=\"Hello CloudKit\"", "Save a record into the default store with no set-up."),
                    ("ck help exit-codes", "What each exit code means.")],
         subcommands: [InitCommand.spec, ContainerCommand.spec, ZoneCommand.spec, RecordCommand.spec, QueryCommand.spec,
-                      SubscriptionCommand.spec, NotificationCommand.spec, ChangesCommand.spec, SyncCommand.spec, DeviceCommand.spec, KVCommand.spec,
+                      SubscriptionCommand.spec, NotificationCommand.spec, ChangesCommand.spec, SyncCommand.spec, DeviceCommand.spec,
+                      UserCommand.spec, AccountCommand.spec, RoleCommand.spec, KVCommand.spec,
                       SchemaCommand.spec, FixturesCommands.export, FixturesCommands.importSpec, GCCommand.spec, DoctorCommand.spec,
                       HelpCommand.spec, ManCommand.spec, CompletionCommand.spec, CompletionCommand.completeSpec])
 

@@ -61,6 +61,8 @@ enum CompletionCommand {
                 .prefix(recordNameLimit).map(\.recordName)
         case .user:
             candidates = try inv.container().users().map(\.name)
+        case .role:
+            candidates = try inv.container().schema(inv.environment()).roles.sorted()
         case .subscription:
             candidates = try inv.database().subscriptions().map(\.subscriptionID)
         case .device:

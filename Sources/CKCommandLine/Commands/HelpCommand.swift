@@ -17,6 +17,7 @@ enum HelpCommand {
         "formats": formats,
         "store": store,
         "predicates": predicates,
+        "permissions": permissions,
         "kv": KVHelpTopic.text,
     ]
 
@@ -120,6 +121,49 @@ enum HelpCommand {
         A record that lacks a field matches no condition on it, negative ones too.
         See docs/query.md.
 
+        """
+    }
+
+    static func permissions() -> String {
+        """
+        PERMISSIONS
+
+        Who may do what, as CloudKit decides it.
+
+        Users. --as NAME acts as an iCloud user by the name it was created with
+        (never by its user record name, the _ and 32 hex digits records show as
+        their creator). --anonymous acts with nobody signed in. 'ck user list'
+        shows users; 'ck account set' changes a user's account status.
+
+        Databases. A private database is its owner's alone. With no usable
+        account (noAccount, restricted, couldNotDetermine, or --anonymous) the
+        private and shared databases answer notAuthenticated (exit 7) and the
+        public database can be read but not written; temporarilyUnavailable
+        answers accountTemporarilyUnavailable (exit 5).
+
+        Public database grants. Each record type's GRANT lines give READ (fetch,
+        query, subscriptions), CREATE (new records) and WRITE (update and delete)
+        to roles:
+          _world     everyone, signed in or not
+          _icloud    every signed-in user
+          _creator   the user who created that record
+          <custom>   a role from CREATE ROLE, given with 'ck role assign'
+        A type made just in time gets CloudKit's defaults: WRITE to _creator,
+        CREATE to _icloud, READ to _world. A refusal is permissionFailure
+        (exit 7; ACCESS_DENIED, "CREATE operation not permitted") naming the
+        type, the user and the roles it holds; in a batch it is that record's
+        error. Notifications never carry a record their owner may not READ.
+
+        User records. Each user has a record of type Users named by its user
+        record name, readable by everyone in the public database and by its
+        owner in its private database. Only its owner may add fields to it
+        (ck record save Users --name <userRecordName> --if-tag <tag> key=value);
+        nobody creates or deletes one, and the type can't be queried.
+
+        Fixtures. 'ck export' and 'ck import' act as the user: what it may see,
+        what it created. --all-users is an administrator's view of everything.
+
+        See docs/users.md.
         """
     }
 

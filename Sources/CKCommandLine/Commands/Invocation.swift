@@ -55,6 +55,20 @@ final class Invocation {
     var zone: String { setting("zone", env: "CK_ZONE") ?? Names.defaultZoneName }
     var user: String { setting("as", env: "CK_USER") ?? CKContainer.defaultUserName }
 
+    /// Who the command acts as: `--anonymous` (nobody signed in), else the user named by --as / CK_USER.
+    func caller() throws -> Caller {
+        if parsed.flag("anonymous") {
+            if parsed.value("as") != nil { throw UsageError("--anonymous acts as nobody; it can't be combined with --as", command: command.path) }
+            return .anonymous()
+        }
+        do { return try Caller.user(user) } catch {
+            guard parsed.value("as") == nil, terminal.environment["CK_USER"] != nil else { throw error }
+            var e = error
+            e.reason = "CK_USER: " + e.reason
+            throw e
+        }
+    }
+
     var storeLocation: StoreLocation {
         StoreLocation.resolve(dataDir: parsed.value("data-dir"), environment: terminal.environment,
                               workingDirectory: terminal.workingDirectory)
@@ -73,7 +87,7 @@ final class Invocation {
     }
 
     func database() throws -> CKDatabase {
-        let db = try container().database(try scope(), environment: try environment(), user: user)
+        let db = try container().database(try scope(), environment: try environment(), caller: try caller())
         db.fileBaseDirectory = terminal.workingDirectory
         databases.append(db)
         return db

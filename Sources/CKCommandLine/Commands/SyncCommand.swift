@@ -32,6 +32,9 @@ enum SyncCommand {
         let report: SyncReport
         do { report = try engine.sync() } catch {
             bar?.finish()
+            // An account that can't sync stops the records; the key-value store notes the status, so that
+            // signing in again delivers accountChange.
+            if (try? KeyValueSync.accountStatus(of: device.database)) != KeyValueSync.available { _ = try? KeyValueSync(device: device).sync() }
             throw error
         }
         bar?.finish()
@@ -95,9 +98,11 @@ enum SyncCommand {
                 "merges": .array(r.merges.map(mergeJSON)), "pulled": .array(r.pulled.map(pulledJSON)),
                 "refetched": .array(r.refetched.map { .string($0) }), "dropped": .array(r.dropped.map(droppedJSON)),
                 "kept": .array(r.kept.map(keptJSON)),
+                "accountChange": r.accountChange.map(accountJSON) ?? .null,
             ].merging(kv.map { ["keyValue": KVSyncCommand.json($0)] } ?? [:]) { $1 }).pretty())
         case .jsonl:
             func event(_ name: String, _ j: JSON) { inv.line(JSON.object((j.objectValue ?? [:]).merging(["event": .string(name)]) { $1 }).serialized()) }
+            if let a = r.accountChange { event("accountChange", accountJSON(a)) }
             for p in r.pushedSaves { event("pushedSave", ref(p)) }
             for p in r.pushedDeletes { event("pushedDelete", ref(p)) }
             for m in r.merges { event("merged", mergeJSON(m)) }
@@ -108,6 +113,7 @@ enum SyncCommand {
             if let kv { event("keyValue", KVSyncCommand.json(kv)) }
             event("synced", .object(["device": .string(r.device), "syncedAt": .int(r.syncedAt)]))
         case .plain:
+            if let a = r.accountChange { inv.line("accountChange\t\(a.from.rawValue)\t\(a.to.rawValue)") }
             for p in r.pushedSaves { inv.line("pushed\tsave\t\(p.zoneName)\t\(p.recordName)") }
             for p in r.pushedDeletes { inv.line("pushed\tdelete\t\(p.zoneName)\t\(p.recordName)") }
             for m in r.merges {
@@ -126,6 +132,7 @@ enum SyncCommand {
             r.pushedDeletes.forEach { note($0.zoneName) }
             r.pulled.forEach { note($0.zoneName) }
             r.kept.forEach { note($0.zoneName) }
+            if let a = r.accountChange { inv.line("account changed: \(a.from.rawValue) → \(a.to.rawValue)") }
             inv.line("Synced \(r.device): pushed \(plural(r.pushedSaves.count, "save")) and \(plural(r.pushedDeletes.count, "delete")), pulled \(plural(r.pulledSaves, "save")) and \(plural(r.pulledDeletes, "delete"))")
             if !zones.isEmpty {
                 var t = Table(["ZONE", "PUSHED", "PUSHED-DEL", "PULLED", "PULLED-DEL", "KEPT"])
@@ -145,6 +152,10 @@ enum SyncCommand {
             for k in r.kept { inv.line("kept \(k.recordName ?? "edits") in \(k.zoneName): \(k.error.code.name): \(k.error.reason)") }
             if let kv, !kv.isEmpty { ([KVSyncCommand.summary(kv)] + KVSyncCommand.detailLines(kv)).forEach { inv.line($0) } }
         }
+    }
+
+    static func accountJSON(_ a: SyncReport.AccountChange) -> JSON {
+        .object(["from": .string(a.from.rawValue), "to": .string(a.to.rawValue)])
     }
 
     static func plural(_ n: Int, _ word: String) -> String { "\(n) \(word)\(n == 1 ? "" : "s")" }

@@ -48,6 +48,7 @@ enum ErrorReport {
                     // Point at the offending token, as a compiler would.
                     text += printable("  " + predicate + "\n  " + String(repeating: " ", count: Int(column) - 1) + "^\n")
                 }
+                if let context = e.details["context"]?.stringValue { text += printable("  " + context + "\n") }
                 if let after = e.retryAfter { text += "retry after \(after) seconds\n" }
                 if let hint = e.hint { text += printable("hint: \(hint)\n") }
                 terminal.writeErr(text)

@@ -8,17 +8,17 @@ public struct KeyValueSync {
     public let device: Device
 
     /// The account status under which a user may sync.
-    public static let available = "available"
+    public static let available = AccountStatus.available.rawValue
 
     public init(device: Device) { self.device = device }
 
     var db: CKDatabase { device.database }
 
-    /// The one place that decides whether the device's user may sync the key-value store now: the user's
-    /// account status as container.json records it ("available" when none is recorded). Any other status
-    /// (e.g. "noAccount") keeps writes on the device and makes the sync do nothing.
+    /// The one place that decides whether the device's user may sync the key-value store now: the caller's
+    /// account status (`ck account set`). Any status but available (e.g. noAccount) keeps writes on the
+    /// device and makes the sync do nothing.
     public static func accountStatus(of db: CKDatabase) throws(CKError) -> String {
-        try db.container.info()["users"]?[db.user]?["accountStatus"]?.stringValue ?? available
+        try db.accountStatus().rawValue
     }
 
     /// One sync. Errors that stop it (the device file, the store file) are thrown; writes the server refused

@@ -65,7 +65,8 @@ public enum Names {
         guard name.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) else {
             throw CKError.invalid("\(what) '\(describe(name))' must contain only printable ASCII characters")
         }
-        guard !name.hasPrefix("_") else {
+        // A user record name (`_` and 32 hex digits) may be named: fetched, referred to, filtered on.
+        guard !name.hasPrefix("_") || (what == "record name" && isUserRecordName(name)) else {
             throw CKError.invalid("\(what) '\(describe(name))' must not start with an underscore (reserved by CloudKit)")
         }
         // CloudKit allows these characters; a file name derived from the name must not escape the store.
@@ -102,14 +103,25 @@ public enum Names {
         }
     }
 
-    /// A user name given with --as, or a user record name (`_` and hex).
+    /// Whether a name has the shape of a user record name: `_` and 32 lowercase hex digits.
+    public static func isUserRecordName(_ name: String) -> Bool {
+        let u = Array(name.utf8)
+        return u.count == 33 && u[0] == 95 && u.dropFirst().allSatisfy { isDigit($0) || ($0 >= 97 && $0 <= 102) }
+    }
+
+    /// A user name, as given with --as: never a user record name, so nobody can act as another user by naming
+    /// the record name that every record they created shows.
     public static func validateUserName(_ name: String) throws(CKError) {
         let u = Array(name.utf8)
-        guard !u.isEmpty, u.count <= 64,
+        if isUserRecordName(name) {
+            throw CKError.invalid("'\(name)' is a user record name, not a user name; --as takes the name a user was created with",
+                                  hint: "'ck user list' shows each user's name beside its user record name")
+        }
+        guard !u.isEmpty, u.count <= 64, u.first != 95,
               u.allSatisfy({ isLetter($0) || isDigit($0) || $0 == 95 || $0 == 45 || $0 == 46 || $0 == 64 }),
               name != ".", name != ".." else {
             throw CKError.invalid("invalid user name '\(describe(name))'",
-                                  hint: "use up to 64 letters, digits, '_', '-', '.' or '@'")
+                                  hint: "use up to 64 letters, digits, '_', '-', '.' or '@', not beginning with '_'")
         }
     }
 }

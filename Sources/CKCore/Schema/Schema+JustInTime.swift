@@ -19,13 +19,15 @@ extension Schema {
     /// (just-in-time schema); production refuses them. Returns true when the schema changed.
     mutating func admit(recordType: String, values: [String: FieldValue], environment: Environment) throws(CKError) -> Bool {
         var changed = false
+        if recordTypes[recordType] == nil && recordType == Schema.defaultUsersType.name {
+            // Every schema has the Users type; a user adding fields to its user record makes it explicit.
+            recordTypes[recordType] = Schema.defaultUsersType
+            changed = true
+        }
         if recordTypes[recordType] == nil {
             guard environment == .development else {
                 throw CKError(.invalidArguments, "Cannot create new type \(recordType) in production schema",
                               hint: "add the type in development and deploy the schema to production")
-            }
-            if recordType == "Users" {
-                throw CKError.invalid("can't create records of the system type 'Users'")
             }
             recordTypes[recordType] = RecordTypeSchema(name: recordType, grants: RecordTypeSchema.defaultGrants)
             changed = true

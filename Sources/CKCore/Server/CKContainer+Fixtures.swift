@@ -16,15 +16,22 @@ public struct FixtureSummary: Sendable {
 extension CKContainer {
     public static let fixtureFormat = "ck-fixtures/1"
 
-    /// The whole environment as one JSON document, in a stable order (export → import → export is identical).
+    /// What `caller` may see of an environment as one JSON document, in a stable order (export → import →
+    /// export is identical): the schema, the public records it may read, and its own private zones, records and
+    /// subscriptions. `allUsers` is an administrator's view: every user's data, no grants consulted.
     /// `progress` is told bytes of zone logs read out of the total.
-    public func exportFixtures(_ environment: Environment, progress: (Int, Int) -> Void = { _, _ in }) throws(CKError) -> JSON {
-        let env = environmentStore(environment)
-        return try env.locked(exclusive: false) { () throws(CKError) -> JSON in
+    public func exportFixtures(_ environment: Environment, as caller: Caller, allUsers: Bool = false,
+                               progress: (Int, Int) -> Void = { _, _ in }) throws(CKError) -> JSON {
+        let db = database(.public, environment: environment, caller: caller)
+        let env = db.env
+        let signedIn = try accountStatus(of: caller).isSignedIn
+        // Whose private data the document holds: everyone's, the caller's, or (signed out) nobody's.
+        let owns: (String) -> Bool = { owner in allUsers || (signedIn && owner == caller.userRecordName) }
+        return try db.perform(.fixturesExport, administrator: allUsers) { (state) throws(CKError) -> JSON in
             let schema = try env.readSchema()
-            let catalog = try env.readCatalog()
+            let catalog = state.catalog
             var zones: [JSON] = []
-            for z in catalog.zones.sorted(by: { ($0.zoneID.ownerRecordName, $0.zoneID.zoneName) < ($1.zoneID.ownerRecordName, $1.zoneID.zoneName) }) {
+            for z in catalog.zones.filter({ owns($0.zoneID.ownerRecordName) }).sorted(by: { ($0.zoneID.ownerRecordName, $0.zoneID.zoneName) < ($1.zoneID.ownerRecordName, $1.zoneID.zoneName) }) {
                 zones.append(.object(["database": .string(z.database.rawValue), "ownerRecordName": .string(z.zoneID.ownerRecordName),
                                       "zoneName": .string(z.zoneID.zoneName),
                                       "capabilities": .array(z.capabilities.sorted().map { .string($0.rawValue) }),
@@ -32,13 +39,16 @@ extension CKContainer {
             }
             var records: [JSON] = []
             var hashes = Set<String>()
-            let paths = env.allLogPaths().sorted()
+            let paths = env.allLogPaths().sorted().filter { p in
+                p.hasPrefix(env.dir + "/public/") || owns(((p as NSString).deletingLastPathComponent as NSString).lastPathComponent)
+            }
             let total = paths.reduce(0) { $0 + (FileIO.fileInfo($1)?.size ?? 0) }
             var done = 0
             for path in paths {
                 let database = path.hasPrefix(env.dir + "/public/") ? "public" : "private"
                 let live = CKDatabase.fold(try env.readLog(path).entries)
-                for r in live.values.sorted(by: { $0.recordName.utf8.lexicographicallyPrecedes($1.recordName.utf8) }) {
+                for r in live.values.sorted(by: { $0.recordName.utf8.lexicographicallyPrecedes($1.recordName.utf8) })
+                where database == "private" || state.access.allows(.read, type: r.recordType, record: r, schema: schema) {
                     records.append(.object(["database": .string(database), "record": r.json()]))
                     for v in r.fields.values { StoreDoctor.collectAssets(v, into: &hashes) }
                 }
@@ -56,21 +66,28 @@ extension CKContainer {
             return .object([
                 "format": .string(CKContainer.fixtureFormat), "container": .string(identifier),
                 "environment": .string(environment.rawValue), "schema": schema.json,
-                "users": .array(try users().map { .object(["name": .string($0.name), "userRecordName": .string($0.userRecordName)]) }),
+                "users": .array(try users().filter { owns($0.userRecordName) }
+                    .map { .object(["name": .string($0.name), "userRecordName": .string($0.userRecordName)]) }),
                 "zones": .array(zones), "records": .array(records), "assets": .object(assets),
-                "subscriptions": try SubscriptionFile.read(env.subscriptionsPath).json["subscriptions"] ?? .array([]),
-                "keyValueStores": try exportKeyValueStores(env),
+                "subscriptions": .array(try SubscriptionFile.read(env.subscriptionsPath).subscriptions.filter { owns($0.ownerRecordName) }.map(\.json)),
+                "keyValueStores": try exportKeyValueStores(env, owns: owns),
             ])
         }
     }
 
-    /// Loads a fixtures document into an environment. The whole document is checked first: if any part is
-    /// invalid, nothing is written and every problem is listed with its JSON path. Without `replace`, the
-    /// environment must hold no records or zones yet.
+    /// Loads a fixtures document into an environment as `caller`: public records it created and its own private
+    /// zones, records and subscriptions (`allUsers`, an administrator's load, takes everyone's). The whole
+    /// document is checked first: if any part is invalid, nothing is written and every problem is listed with its
+    /// JSON path. Without `replace`, what the caller could replace must hold no records or zones yet; `replace`
+    /// replaces only that. `progress` is told records written out of the total.
     @discardableResult
-    /// `progress` is told records written out of the total.
-    public func importFixtures(_ doc: JSON, into environment: Environment, replace: Bool, label: String,
-                               progress: (Int, Int) -> Void = { _, _ in }) throws(CKError) -> FixtureSummary {
+    public func importFixtures(_ doc: JSON, into environment: Environment, as caller: Caller, allUsers: Bool = false,
+                               replace: Bool, label: String, progress: (Int, Int) -> Void = { _, _ in }) throws(CKError) -> FixtureSummary {
+        let me = caller.userRecordName
+        let owns: (String) -> Bool = { owner in allUsers || owner == me }
+        func foreign(_ owner: String) -> String {
+            "it belongs to user \(owner), not to the acting \(caller.description); import as that user, or pass --all-users to load every user's data"
+        }
         var problems: [CKError.ItemFailure] = []
         func problem(_ path: String, _ why: String) { problems.append(.init(id: path, error: CKError.invalid(why))) }
         guard case .object(let o) = doc else { throw CKError.invalid("\(label): expected a JSON object (a ck fixtures document)") }
@@ -84,6 +101,7 @@ extension CKContainer {
         var users: [(String, String)] = []
         for (i, u) in (o["users"]?.arrayValue ?? []).enumerated() {
             guard let n = u["name"]?.stringValue, (try? Names.validateUserName(n)) != nil else { problem("$.users[\(i)].name", "expected a user name"); continue }
+            guard allUsers || n == caller.userName else { problem("$.users[\(i)].name", foreign(CKContainer.userRecordName(for: n))); continue }
             users.append((n, CKContainer.userRecordName(for: n)))
         }
         var zones: [Zone] = []
@@ -95,9 +113,10 @@ extension CKContainer {
                 let zone = try Zone(json: .object(withSeq), path: path)
                 try Names.validateZoneName(zone.zoneID.zoneName)
                 guard zone.database == .private, !zone.zoneID.isDefault else { throw CKError.invalid("custom zones exist only in the private database") }
-                guard zone.zoneID.ownerRecordName == CKContainer.userRecordName(for: zone.zoneID.ownerRecordName) else {
+                guard Names.isUserRecordName(zone.zoneID.ownerRecordName) else {
                     throw CKError.invalid("ownerRecordName is not a user record name")
                 }
+                guard owns(zone.zoneID.ownerRecordName) else { throw CKError.invalid(foreign(zone.zoneID.ownerRecordName)) }
                 zones.append(zone)
             } catch { problem(path, error.reason) }
         }
@@ -118,10 +137,13 @@ extension CKContainer {
                     guard r.zoneID.isDefault, r.zoneID.ownerRecordName == CKContainer.publicOwner else {
                         throw CKError.invalid("public records live in _defaultZone owned by \(CKContainer.publicOwner)")
                     }
+                    // A user loads only public records it created: nobody is made the creator of what it did not write.
+                    guard owns(r.created.userRecordName) else { throw CKError.invalid("the record's creator is another user: " + foreign(r.created.userRecordName)) }
                 } else {
-                    guard r.zoneID.ownerRecordName == CKContainer.userRecordName(for: r.zoneID.ownerRecordName) else {
+                    guard Names.isUserRecordName(r.zoneID.ownerRecordName) else {
                         throw CKError.invalid("zoneID.ownerRecordName is not a user record name")
                     }
+                    guard owns(r.zoneID.ownerRecordName) else { throw CKError.invalid(foreign(r.zoneID.ownerRecordName)) }
                     guard r.zoneID.isDefault || zones.contains(where: { $0.zoneID == r.zoneID }) else {
                         throw CKError.invalid("zone '\(r.zoneID.zoneName)' is not among $.zones")
                     }
@@ -139,36 +161,56 @@ extension CKContainer {
             guard SHA256.hex(bytes) == h else { problem("$.assets.\(h)", "the bytes' SHA-256 is not the key"); continue }
             assets[h] = bytes
         }
-        let subscriptions = validateSubscriptions(o["subscriptions"], schema: schema, zones: zones, environment: environment, problem: problem)
-        let keyValueStores = validateKeyValueStores(o["keyValueStores"], problem: problem)
+        let subscriptions = validateSubscriptions(o["subscriptions"], schema: schema, zones: zones, environment: environment,
+                                                  owns: owns, foreign: foreign, problem: problem)
+        let keyValueStores = validateKeyValueStores(o["keyValueStores"], owns: owns, foreign: foreign, problem: problem)
         var referenced = Set<String>()
         for (_, r) in records { for v in r.fields.values { StoreDoctor.collectAssets(v, into: &referenced) } }
-        let env = environmentStore(environment)
+        let db = database(.private, environment: environment, caller: caller)
+        let env = db.env
         for h in referenced.sorted() where assets[h] == nil && !FileIO.exists(env.assetPath(h)) {
             problem("$.assets", "no bytes for asset \(h), which a record refers to")
         }
         if !problems.isEmpty {
             throw CKError(.invalidArguments, "\(label): \(problems.count) problem\(problems.count == 1 ? "" : "s"); nothing was imported", items: problems)
         }
-        let summary = try env.locked(exclusive: true) { () throws(CKError) -> FixtureSummary in
-            var catalog = try env.readCatalog()
+        let summary = try db.perform(.fixturesImport, administrator: allUsers) { (state) throws(CKError) -> FixtureSummary in
+            // Public records are created as the caller: the document's grants must let it.
+            let denied = records.enumerated().compactMap { (i, item) -> CKError.ItemFailure? in
+                guard item.0 == .public, !state.access.allows(.create, type: item.1.recordType, record: nil, schema: schema) else { return nil }
+                return .init(id: "$.records[\(i)]", error: state.access.denial(.create, type: item.1.recordType, record: nil, schema: schema))
+            }
+            if !denied.isEmpty {
+                throw CKError(.permissionFailure, "\(label): the acting \(caller.description) may not create \(denied.count) public record\(denied.count == 1 ? "" : "s"); nothing was imported",
+                              serverErrorCode: "ACCESS_DENIED", items: denied)
+            }
+            var catalog = state.catalog
+            // What this import may replace: the public database and the caller's private data (everything with allUsers).
+            let mine = env.allLogPaths().filter { p in
+                p.hasPrefix(env.dir + "/public/") || owns(((p as NSString).deletingLastPathComponent as NSString).lastPathComponent)
+            }
             var existing = false
-            for p in env.allLogPaths() where !existing { existing = !CKDatabase.fold(try env.readLog(p).entries).isEmpty }
-            let existingSubscriptions = !(try SubscriptionFile.read(env.subscriptionsPath).subscriptions.isEmpty)
-            if !replace && (existing || !catalog.zones.isEmpty || existingSubscriptions || hasKeyValueStores(env)) {
+            for p in mine where !existing { existing = !CKDatabase.fold(try env.readLog(p).entries).isEmpty }
+            let oldSubscriptions = try SubscriptionFile.read(env.subscriptionsPath).subscriptions
+            let existingSubscriptions = oldSubscriptions.contains { owns($0.ownerRecordName) }
+            let myZones = catalog.zones.filter { owns($0.zoneID.ownerRecordName) }
+            if !replace && (existing || !myZones.isEmpty || existingSubscriptions || hasKeyValueStores(env, owns: owns)) {
                 throw CKError(.serverRecordChanged, "the \(environment.rawValue) environment of \(identifier) already has records or zones",
                               serverErrorCode: "EXISTS", hint: "pass --replace to replace everything in it")
             }
-            var seq = try env.highestSeq(catalog: catalog)
             if replace {
-                for sub in ["public", "private"] {
-                    try FileIO.removeTree(env.dir + "/" + sub)
-                    try FileIO.makeDirectory(env.dir + "/" + sub)
+                // Dropped zones reach the database change feed, so devices toss their copies.
+                try db.dropZones(myZones, catalog: &catalog, notify: false)
+                for p in mine where FileIO.exists(p) {
+                    try FileIO.removeTree(p)
+                    try env.index()?.sync(p, warnings: &env.warnings)
                 }
-                try env.index()?.clear()
                 // Notifications belong to the subscriptions and records being replaced.
-                try FileIO.removeTree(env.notificationsDir)
+                for n in FileIO.list(env.notificationsDir) where owns((n as NSString).deletingPathExtension) {
+                    try FileIO.removeTree(env.notificationsDir + "/" + n)
+                }
             }
+            var seq = try env.highestSeq(catalog: catalog)
             for (h, bytes) in assets.sorted(by: { $0.key < $1.key }) { try env.storeAsset(sha256: h, bytes: bytes) }
             try env.writeSchema(schema)
             var byLog: [String: [LogEntry]] = [:]
@@ -193,16 +235,16 @@ extension CKContainer {
                     progress(written, records.count)
                 }
             }
-            catalog.zones = zones.map { var z = $0; seq += 1; z.seq = seq; return z }
-            catalog.deleted = []
+            catalog.zones.removeAll { owns($0.zoneID.ownerRecordName) }
+            catalog.zones += zones.map { var z = $0; seq += 1; z.seq = seq; return z }
             catalog.lastSeq = seq
             try env.writeCatalog(catalog)
             if !subscriptions.isEmpty || FileIO.exists(env.subscriptionsPath) {
                 var file = SubscriptionFile()
-                file.subscriptions = subscriptions
+                file.subscriptions = oldSubscriptions.filter { !owns($0.ownerRecordName) } + subscriptions
                 try file.write(env.subscriptionsPath)
             }
-            try writeKeyValueStores(keyValueStores, env: env, replace: replace)
+            try writeKeyValueStores(keyValueStores, env: env, replace: replace, owns: owns)
             return FixtureSummary(zones: zones.count, records: records.count, assets: assets.count, users: users.count,
                                   subscriptions: subscriptions.count, keyValueStores: keyValueStores.count)
         }
@@ -212,6 +254,7 @@ extension CKContainer {
 
     /// Checks `$.subscriptions` with the rules a save applies, against the document's own schema and zones.
     func validateSubscriptions(_ json: JSON?, schema: Schema, zones: [Zone], environment: Environment,
+                               owns: (String) -> Bool, foreign: (String) -> String,
                                problem: (String, String) -> Void) -> [Subscription] {
         guard let json else { return [] }
         guard let list = json.arrayValue else { problem("$.subscriptions", "expected an array"); return [] }
@@ -222,10 +265,11 @@ extension CKContainer {
             do throws(CKError) {
                 let sub = try Subscription(json: item, path: path)
                 try Subscription.validateID(sub.subscriptionID)
-                guard sub.ownerRecordName == CKContainer.userRecordName(for: sub.ownerRecordName) else {
+                guard Names.isUserRecordName(sub.ownerRecordName) else {
                     throw CKError.invalid("ownerRecordName is not a user record name")
                 }
-                let db = CKDatabase(container: self, scope: sub.database, environment: environment, user: sub.ownerRecordName)
+                guard owns(sub.ownerRecordName) else { throw CKError.invalid(foreign(sub.ownerRecordName)) }
+                let db = CKDatabase(container: self, scope: sub.database, environment: environment, owner: sub.ownerRecordName)
                 try db.check(sub, schema: schema) { (name) throws(CKError) -> Zone in
                     let id = db.zoneID(name)
                     if id.isDefault { return Zone(zoneID: id, database: sub.database, capabilities: [], created: 0, seq: 0) }

@@ -110,10 +110,11 @@ extension CKContainer {
                 // A broken log is deleted with the rest; it only cannot be counted.
                 deleted += (try? dev.readLog(path)).map { CKDatabase.fold($0.entries).count } ?? 0
             }
+            // Every zone goes through the effects stage, so the database change feed tells devices to toss them.
             // Sequence numbers keep growing across a reset, so change tags stay unique.
+            let owner = CKDatabase(container: self, scope: .private, environment: .development, owner: "")
+            try owner.dropZones(catalog.zones, catalog: &catalog, notify: false)
             catalog.lastSeq = try dev.highestSeq(catalog: catalog) + 1
-            catalog.zones = []
-            catalog.deleted = []
             try dev.writeSchema(production)
             try dev.writeCatalog(catalog)
             for sub in ["public", "private", "assets"] {

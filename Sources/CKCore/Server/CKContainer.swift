@@ -4,6 +4,17 @@ import Foundation
 public struct ContainerUser: Equatable, Sendable {
     public var name: String
     public var userRecordName: String
+    public var accountStatus: AccountStatus = .available
+    /// When the container first met the user (ms since 1970).
+    public var created: Int64 = 0
+    /// Custom roles assigned to the user, per environment.
+    public var roles: [Environment: [String]] = [:]
+
+    /// A user as the container lists it before it was ever met: available, no roles.
+    public init(name: String) {
+        self.name = name
+        self.userRecordName = CKContainer.userRecordName(for: name)
+    }
 }
 
 /// A container: its users and its databases in each environment.
@@ -20,12 +31,8 @@ public struct CKContainer: Sendable {
     var infoPath: String { dir + "/container.json" }
 
     /// The user record name for a user name: `_` and 32 hex digits, stable for the name.
-    /// A name that already has that shape is taken as a user record name.
     public static func userRecordName(for user: String) -> String {
-        if user.hasPrefix("_"), user.utf8.count == 33, user.utf8.dropFirst().allSatisfy({ ($0 >= 48 && $0 <= 57) || ($0 >= 97 && $0 <= 102) }) {
-            return user
-        }
-        return "_" + String(SHA256.hex(Array(("ck-user:" + user).utf8)).prefix(32))
+        "_" + String(SHA256.hex(Array(("ck-user:" + user).utf8)).prefix(32))
     }
 
     /// container.json as stored.
@@ -34,30 +41,14 @@ public struct CKContainer: Sendable {
         return .object(o)
     }
 
-    /// Users that have written to this container.
-    public func users() throws(CKError) -> [ContainerUser] {
-        let users = try info()["users"]?.objectValue ?? [:]
-        return users.keys.sorted().map { ContainerUser(name: $0, userRecordName: users[$0]?["userRecordName"]?.stringValue ?? CKContainer.userRecordName(for: $0)) }
-    }
-
-    /// Records a user in container.json the first time it writes.
-    func register(user: String) throws(CKError) {
-        if try info()["users"]?[user] != nil { return }
-        let lock = try FileLock(path: store.lockPath, exclusive: true)
-        defer { lock.unlock() }
-        guard var o = try JSONFile.readObject(infoPath) else { throw CKError(.badContainer, "container '\(identifier)' does not exist") }
-        var users = o["users"]?.objectValue ?? [:]
-        if users[user] != nil { return }
-        users[user] = .object(["userRecordName": .string(CKContainer.userRecordName(for: user)),
-                               "accountStatus": .string("available"), "created": .int(store.now())])
-        o["users"] = .object(users)
-        try JSONFile.write(infoPath, .object(o))
-    }
-
     /// A database of this container, seen by `user` in `environment`.
     public func database(_ scope: DatabaseScope, environment: Environment, user: String = CKContainer.defaultUserName) throws(CKError) -> CKDatabase {
-        try Names.validateUserName(user)
-        return CKDatabase(container: self, scope: scope, environment: environment, user: user)
+        CKDatabase(container: self, scope: scope, environment: environment, caller: try Caller.user(user))
+    }
+
+    /// A database of this container, seen by `caller` in `environment`.
+    public func database(_ scope: DatabaseScope, environment: Environment, caller: Caller) -> CKDatabase {
+        CKDatabase(container: self, scope: scope, environment: environment, caller: caller)
     }
 
     /// The schema of an environment.

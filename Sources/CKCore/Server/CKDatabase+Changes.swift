@@ -42,11 +42,13 @@ extension CKDatabase {
     /// The changes of a custom zone since `token` (nil = from the beginning), at most `limit` records.
     public func zoneChanges(zone zoneName: String, since token: String? = nil, limit: Int? = nil,
                             desiredKeys: [String]? = nil) throws(CKError) -> ZoneChanges {
-        try checkChangeFeed()
-        if let limit, limit < 1 { throw CKError.invalid("resultsLimit must be at least 1, not \(limit)") }
-        let previous = try token.map { (t) throws(CKError) -> ChangeToken in try ChangeToken(decoding: t) }
-        return try env.locked(exclusive: false) { () throws(CKError) -> ZoneChanges in
-            let zone = try resolveZone(zoneName, catalog: try env.readCatalog())
+        var previous: ChangeToken? = nil
+        return try perform(.zoneChanges, zone: zoneName, validate: { () throws(CKError) in
+            try checkChangeFeed()
+            if let limit, limit < 1 { throw CKError.invalid("resultsLimit must be at least 1, not \(limit)") }
+            previous = try token.map { (t) throws(CKError) -> ChangeToken in try ChangeToken(decoding: t) }
+        }) { (state) throws(CKError) -> ZoneChanges in
+            guard let zone = state.zone else { throw CKError(.zoneNotFound, "Zone '\(zoneName)' does not exist") }
             guard !zone.zoneID.isDefault else {
                 throw CKError.invalid("Requests for records that have changed are allowed only in custom zones, not in _defaultZone",
                                       hint: "keep records you sync in a custom zone: 'ck zone create <name>'")
@@ -102,13 +104,15 @@ extension CKDatabase {
 
     /// The custom zones of this database created, changed or deleted since `token`, at most `limit` zones.
     public func databaseChanges(since token: String? = nil, limit: Int? = nil) throws(CKError) -> DatabaseChanges {
-        try checkChangeFeed()
-        if let limit, limit < 1 { throw CKError.invalid("resultsLimit must be at least 1, not \(limit)") }
-        let previous = try token.map { (t) throws(CKError) -> ChangeToken in try ChangeToken(decoding: t) }
-        if let previous { try checkToken(previous, kind: .database, zoneName: "") }
-        let since = previous?.position ?? 0
-        return try env.locked(exclusive: false) { () throws(CKError) -> DatabaseChanges in
-            let catalog = try env.readCatalog()
+        var since: Int64 = 0
+        return try perform(.databaseChanges, validate: { () throws(CKError) in
+            try checkChangeFeed()
+            if let limit, limit < 1 { throw CKError.invalid("resultsLimit must be at least 1, not \(limit)") }
+            let previous = try token.map { (t) throws(CKError) -> ChangeToken in try ChangeToken(decoding: t) }
+            if let previous { try checkToken(previous, kind: .database, zoneName: "") }
+            since = previous?.position ?? 0
+        }) { (state) throws(CKError) -> DatabaseChanges in
+            let catalog = state.catalog
             var zones: [ZoneChange] = []
             var high = since
             if scope == .private {

@@ -3,7 +3,7 @@ import Foundation
 extension CKDatabase {
     /// This user's notifications, oldest first: all, or only unread ones, or only those after `since` (an ID).
     public func notifications(unreadOnly: Bool = false, since: String? = nil) throws(CKError) -> [SubscriptionNotification] {
-        try env.locked(exclusive: false) { () throws(CKError) -> [SubscriptionNotification] in
+        try perform(.notificationList) { (_) throws(CKError) -> [SubscriptionNotification] in
             var list = try readNotifications()
             if let since {
                 guard let i = list.firstIndex(where: { $0.notificationID == since }) else {
@@ -19,7 +19,7 @@ extension CKDatabase {
     /// An unknown ID fails the call and nothing is marked.
     @discardableResult
     public func markNotificationsRead(_ ids: [String]?) throws(CKError) -> [String] {
-        try env.locked(exclusive: true) { () throws(CKError) -> [String] in
+        try perform(.notificationRead) { (_) throws(CKError) -> [String] in
             let list = try readNotifications()
             let known = Set(list.map(\.notificationID))
             if let ids, let missing = ids.first(where: { !known.contains($0) }) {
@@ -99,6 +99,21 @@ struct NotificationHook {
 
     var isEmpty: Bool { watching.isEmpty }
 
+    /// Permission views of subscription owners, made on first use.
+    var owners: [String: Access] = [:]
+
+    /// Whether a public-database subscription's owner may read the record: a notification never reveals more.
+    mutating func mayRead(_ record: Record, owner: String, schema: Schema) -> Bool {
+        guard db.scope == .public else { return true }
+        if owners[owner] == nil {
+            let user = try? db.container.user(recordName: owner)
+            let caller = user.map { Caller(userName: $0.name, deviceID: RecordStamp.deviceID) } ?? Caller.anonymous()
+            owners[owner] = Access(caller: caller, database: .public, signedIn: user?.accountStatus.isSignedIn ?? false,
+                                   roles: user?.roles[db.environment] ?? [], administrator: false)
+        }
+        return owners[owner]?.allows(.read, type: record.recordType, record: record, schema: schema) ?? false
+    }
+
     /// The changes a request's entries make, each with the record before it (read before the entries are applied).
     func changes(_ entries: [LogEntry], reader: ZoneReader) throws(CKError) -> [Change] {
         var current: [String: Record?] = [:]
@@ -151,7 +166,8 @@ struct NotificationHook {
                     // Deletions match on the record as it was; creations and updates on the record as it is now.
                     let subject = (event == .delete ? c.before : c.after) ?? record
                     guard !compiled.plan.matchesNothing,
-                          compiled.plan.filters.allSatisfy({ $0.matches(subject, searchableFields: compiled.searchable) }) else { continue }
+                          compiled.plan.filters.allSatisfy({ $0.matches(subject, searchableFields: compiled.searchable) }),
+                          mayRead(subject, owner: s.ownerRecordName, schema: schema) else { continue }
                     var n = SubscriptionNotification(notificationID: UUID().uuidString, kind: .query, subscription: s,
                                                      deviceID: c.after?.modified.deviceID ?? db.deviceID, time: now)
                     n.reason = event == .create ? .recordCreated : (event == .update ? .recordUpdated : .recordDeleted)

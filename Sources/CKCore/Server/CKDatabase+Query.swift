@@ -6,9 +6,24 @@ extension CKDatabase {
 
     /// Parses and checks a query without running it: filters, sort and the indexes it needs.
     public func plan(_ request: QueryRequest) throws(CKError) -> QueryPlan {
-        try env.locked(exclusive: false) { () throws(CKError) -> QueryPlan in
-            try makePlan(request, schema: try env.readSchema()).plan
+        try perform(.queryPlan) { (state) throws(CKError) -> QueryPlan in
+            let schema = try env.readSchema()
+            try checkQueryable(request, access: state.access, schema: schema)
+            return try makePlan(request, schema: schema).plan
         }
+    }
+
+    /// The permission stage of a query: user records can't be queried, and the type needs READ for the caller.
+    func checkQueryable(_ request: QueryRequest, access: Access, schema: Schema) throws(CKError) {
+        if request.recordType == Access.userRecordType {
+            throw CKError.invalid("Type Users is reserved by the system and can't be queried",
+                                  hint: "fetch a user record by its record name (ck record fetch <userRecordName>)")
+        }
+        if access.allows(.read, type: request.recordType, record: nil, schema: schema) { return }
+        // READ granted to _creator only: the query runs, and answers with the caller's own records.
+        let creatorReads = (schema.recordTypes[request.recordType]?.grants ?? []).contains { $0.role == "_creator" && $0.permissions.contains(.read) }
+        if creatorReads && access.caller.userRecordName != nil { return }
+        throw access.denial(.read, type: request.recordType, record: nil, schema: schema)
     }
 
     func makePlan(_ request: QueryRequest, schema: Schema) throws(CKError) -> (plan: QueryPlan, searchable: [String]) {
@@ -82,19 +97,16 @@ extension CKDatabase {
         let limit = request.limit ?? CKDatabase.maxQueryResults
         guard limit >= 1 else { throw CKError.invalid("the results limit must be at least 1") }
         let pageSize = min(limit, CKDatabase.maxQueryResults)
-        return try env.locked(exclusive: false) { () throws(CKError) -> QueryResult in
+        if request.zoneWide && scope == .shared {
+            throw CKError.invalid("Queries in the shared database must name a zone; cross-zone queries are not supported there")
+        }
+        return try perform(.query, zone: request.zoneWide ? Names.defaultZoneName : zoneName) { (state) throws(CKError) -> QueryResult in
             let schema = try env.readSchema()
+            try checkQueryable(request, access: state.access, schema: schema)
             let (plan, searchable) = try makePlan(request, schema: schema)
-            let catalog = try env.readCatalog()
-            let zones: [Zone]
+            var zones: [Zone] = state.zone.map { [$0] } ?? []
             if request.zoneWide {
-                if scope == .shared {
-                    throw CKError.invalid("Queries in the shared database must name a zone; cross-zone queries are not supported there")
-                }
-                let def = try resolveZone(Names.defaultZoneName, catalog: catalog)
-                zones = [def] + catalog.zones.filter { $0.database == scope && $0.zoneID.ownerRecordName == userRecordName }
-            } else {
-                zones = [try resolveZone(zoneName, catalog: catalog)]
+                zones += state.catalog.zones.filter { $0.database == scope && $0.zoneID.ownerRecordName == userRecordName }
             }
             let fingerprint = queryFingerprint(request, zone: request.zoneWide ? "*" : zoneName)
             let after = try request.cursor.map { (c) throws(CKError) -> SortKey in try QueryCursor(decoding: c, expected: fingerprint).key }
@@ -110,7 +122,8 @@ extension CKDatabase {
                                           sortColumn: sortColumn(plan, schema: schema), after: after) {
                     try index.rows(q) { (offset, length) throws(CKError) -> Bool in
                         guard let r = try RecordIndex.read(path, at: (offset, length)), r.recordType == plan.recordType,
-                              plan.filters.allSatisfy({ $0.matches(r, searchableFields: searchable) }) else { return true }
+                              plan.filters.allSatisfy({ $0.matches(r, searchableFields: searchable) }),
+                              state.access.allows(.read, type: r.recordType, record: r, schema: schema) else { return true }
                         let key = SortKey(values: plan.sort.map { sortValue(r, $0) }, zone: z.zoneID.zoneName, name: r.recordName)
                         if let after, SortKey.compare(key, after, ascending: ascending) != .orderedDescending { return true }
                         matched.append((key, r))
@@ -122,7 +135,8 @@ extension CKDatabase {
             for z in zones {
                 let live = CKDatabase.fold(try env.readLog(env.logPath(database: scope, zone: z.zoneID)).entries)
                 for r in live.values where r.recordType == plan.recordType {
-                    guard plan.filters.allSatisfy({ $0.matches(r, searchableFields: searchable) }) else { continue }
+                    guard plan.filters.allSatisfy({ $0.matches(r, searchableFields: searchable) }),
+                          state.access.allows(.read, type: r.recordType, record: r, schema: schema) else { continue }
                     let key = SortKey(values: plan.sort.map { sortValue(r, $0) }, zone: z.zoneID.zoneName, name: r.recordName)
                     if let after, SortKey.compare(key, after, ascending: ascending) != .orderedDescending { continue }
                     matched.append((key, r))

@@ -30,61 +30,38 @@ extension CKDatabase {
                                     stagedAssets: [String: [UInt8]] = [:], syncEvery: Int = 25,
                                     durable: () -> Void = {},
                                     each: (ModifyResult) throws(CKError) -> Void) throws(CKError) where S.Element == [RecordOperation] {
-        var wrote = false
-        try env.locked(exclusive: true) { () throws(CKError) in
-            let catalog = try env.readCatalog()
-            let zone = try resolveZone(zoneName, catalog: catalog)
-            let path = env.logPath(database: scope, zone: zone.zoneID)
-            var seq = try env.highestSeq(catalog: catalog)
-            var (reader, tail) = try env.openZone(path)
+        try perform(.recordModify, zone: zoneName) { (state) throws(CKError) in
+            guard let zone = state.zone else { return }
+            var effects = try RecordEffects(db: self, zone: zone, notify: true)
+            var seq = try env.highestSeq(catalog: state.catalog)
             var schema = try env.readSchema()
-            var hook = try NotificationHook(db: self, zone: zone)
-            var appended = false
             var sinceSync = 0
             for operations in requests {
                 guard operations.count <= CKDatabase.maxOperationsPerRequest else {
                     throw CKError(.limitExceeded, "\(operations.count) operations in one request; CloudKit allows \(CKDatabase.maxOperationsPerRequest)",
                                   hint: "split the request in smaller batches")
                 }
-                var session = ModifySession(db: self, zone: zone, logPath: path, reader: reader, schema: schema,
-                                            seq: seq, stagedAssets: stagedAssets)
+                var session = ModifySession(db: self, zone: zone, logPath: effects.path, reader: effects.reader, schema: schema,
+                                            seq: seq, stagedAssets: stagedAssets, access: state.access)
                 let result = applyRequest(operations, session: &session, atomic: atomic && zone.capabilities.contains(.atomic))
                 if !result.atomic || !result.results.contains(where: { $0.error != nil }), !session.entries.isEmpty {
-                    for hash in session.usedAssets.sorted() {
-                        if let bytes = session.stagedAssets[hash] { try env.storeAsset(sha256: hash, bytes: bytes) }
-                    }
-                    // Schema first: a crash after it leaves a field with no records, never a record the schema lacks.
-                    if session.schemaChanged { try env.writeSchema(session.schema) }
-                    // Read before the log moves on: a change's "before" record is what the reader sees now.
-                    let changes = hook.isEmpty ? [] : try hook.changes(session.entries, reader: reader)
-                    let spans = try ZoneLog.append(path, session.entries, after: tail, sync: false)
-                    appended = true
-                    if let index = try env.index() {
-                        try index.appended(path, session.entries, spans: spans, after: tail)
-                    } else if let folded = reader as? FoldedZone {
-                        reader = folded.applying(session.entries)
-                    }
-                    tail = ZoneLogContents.after(tail, spans: spans, count: session.entries.count)
+                    let assets = session.usedAssets.reduce(into: [String: [UInt8]]()) { $0[$1] = session.stagedAssets[$1] }
+                    try effects.commit(session.entries, schema: session.schema, schemaChanged: session.schemaChanged, assets: assets)
                     seq = session.seq
                     schema = session.schema
-                    wrote = true
-                    if !changes.isEmpty { try hook.deliver(changes, schema: schema, logPath: path) }
                 }
                 try each(result)
                 sinceSync += 1
                 if sinceSync >= syncEvery {
-                    if appended { try FileIO.sync(path) }
-                    appended = false
+                    try effects.sync()
                     sinceSync = 0
                     durable()
                 }
             }
             // Synced before anything is reported as done: a few fsyncs per call, not one per request.
-            if appended { try FileIO.sync(path) }
+            try effects.sync()
             durable()
         }
-        // The user is listed in container.json once something was written (root lock, after the env lock).
-        if wrote { registerAfterWrite() }
     }
 
     /// Applies one request's operations to a session; failed operations leave no trace in it.
@@ -116,15 +93,21 @@ extension CKDatabase {
 
     /// Fetches records by name; a missing name gives unknownItem for that name.
     public func fetch(_ names: [String], zone zoneName: String = Names.defaultZoneName) throws(CKError) -> [RecordResult] {
-        try env.locked(exclusive: false) { () throws(CKError) -> [RecordResult] in
-            let zone = try resolveZone(zoneName, catalog: try env.readCatalog())
+        try perform(.recordFetch, zone: zoneName) { (state) throws(CKError) -> [RecordResult] in
+            guard let zone = state.zone else { return [] }
             let reader = try env.openZone(env.logPath(database: scope, zone: zone.zoneID)).reader
+            let schema = scope == .public ? try env.readSchema() : Schema()
             var results: [RecordResult] = []
             for name in names {
                 do throws(CKError) { try Names.validateRecordName(name) } catch { results.append(.failed(recordName: name, error)); continue }
-                guard let r = try reader.record(name) else {
+                var found = try reader.record(name)
+                if found == nil { found = try userRecord(name, zone: zone) }
+                guard let r = found else {
                     results.append(.failed(recordName: name, CKError(.unknownItem, "Record not found: '\(name)' in zone \(zoneName)")))
                     continue
+                }
+                do throws(CKError) { try state.access.require(.read, type: r.recordType, record: r, schema: schema) } catch {
+                    results.append(.failed(recordName: name, error)); continue
                 }
                 results.append(.saved(r))
             }
@@ -132,12 +115,14 @@ extension CKDatabase {
         }
     }
 
-    /// All live records of a zone, by name (for listing and export).
+    /// All live records of a zone that the caller may read, by name (for listing and completion).
     public func records(zone zoneName: String = Names.defaultZoneName) throws(CKError) -> [Record] {
-        try env.locked(exclusive: false) { () throws(CKError) -> [Record] in
-            let zone = try resolveZone(zoneName, catalog: try env.readCatalog())
+        try perform(.recordList, zone: zoneName) { (state) throws(CKError) -> [Record] in
+            guard let zone = state.zone else { return [] }
+            let schema = scope == .public ? try env.readSchema() : Schema()
             let live = CKDatabase.fold(try env.readLog(env.logPath(database: scope, zone: zone.zoneID)).entries)
-            return live.values.sorted { $0.recordName < $1.recordName }
+            return live.values.filter { state.access.allows(.read, type: $0.recordType, record: $0, schema: schema) }
+                .sorted { $0.recordName < $1.recordName }
         }
     }
 }
@@ -158,10 +143,13 @@ struct ModifySession {
     var stagedAssets: [String: [UInt8]]
     var usedAssets = Set<String>()
     var entries: [LogEntry] = []
+    /// The permission stage's view of the caller: grants are checked per record as it is reached.
+    let access: Access
 
     init(db: CKDatabase, zone: Zone, logPath: String, reader: ZoneReader, schema: Schema, seq: Int64,
-         stagedAssets: [String: [UInt8]]) {
+         stagedAssets: [String: [UInt8]], access: Access) {
         self.db = db
+        self.access = access
         self.zone = zone
         self.logPath = logPath
         self.reader = reader
@@ -198,7 +186,8 @@ struct ModifySession {
     /// The record as this request sees it: its own changes first, then the zone.
     func current(_ name: String) throws(CKError) -> Record? {
         if let o = overlay[name] { return o }
-        return try reader.record(name)
+        if let r = try reader.record(name) { return r }
+        return try db.userRecord(name, zone: zone)
     }
 
     /// Live records (as this request sees them) whose references with `action` point at `target`.
@@ -250,6 +239,13 @@ struct ModifySession {
         if let existing, existing.recordType != recordType {
             throw CKError.invalid("record '\(name)' exists with type '\(existing.recordType)'; a record's type can't change to '\(recordType)'")
         }
+        if existing == nil, Names.isUserRecordName(name) || recordType == Access.userRecordType {
+            let why = recordType == Access.userRecordType
+                ? "records of type Users are CloudKit's own user records, one per user, and can't be created"
+                : "'\(name)' has the shape of a user record name (_ and 32 hex digits), which a record you create can't take"
+            throw CKError.invalid(why, hint: "a user adds fields to its own user record: ck record save Users --name <its userRecordName> --if-tag <tag> key=value")
+        }
+        try access.require(existing == nil ? .create : .write, type: recordType, record: existing, schema: schema)
         var fields = (existing != nil && !op.type.replacesFields) ? existing?.fields ?? [:] : [:]
         var setValues: [String: FieldValue] = [:]
         for key in op.fields.keys.sorted() {
@@ -366,6 +362,11 @@ struct ModifySession {
 
     mutating func delete(_ name: String, existing: Record?, op: RecordOperation) throws(CKError) -> (RecordResult, [RecordResult]) {
         guard let existing else { throw CKError(.unknownItem, "Record not found: '\(name)'") }
+        if existing.recordType == Access.userRecordType {
+            throw CKError(.permissionFailure, "user records can't be deleted", serverErrorCode: "ACCESS_DENIED",
+                          hint: "a user record lasts as long as its user; change its fields instead")
+        }
+        try access.require(.write, type: existing.recordType, record: existing, schema: schema)
         if op.type == .delete, existing.changeTag != op.changeTag { throw conflict(existing, op: op, verb: "deleting") }
         try checkNotValidated(name)
         removeRecord(existing)

@@ -20,22 +20,24 @@ extension CKDatabase {
         sub.ownerRecordName = userRecordName
         sub.database = scope
         sub.created = store.now()
-        try env.locked(exclusive: true) { () throws(CKError) in
-            let catalog = try env.readCatalog()
-            try check(sub, schema: try env.readSchema()) { (name) throws(CKError) -> Zone in try resolveZone(name, catalog: catalog) }
+        try perform(.subscriptionSave) { (state) throws(CKError) in
+            let catalog = state.catalog
+            let schema = try env.readSchema()
+            try check(sub, schema: schema) { (name) throws(CKError) -> Zone in try resolveZone(name, catalog: catalog) }
+            // A subscription never reveals records of a type its owner may not read.
+            if case .query(let type, _, _, _, _, _) = sub.kind { try state.access.require(.read, type: type, record: nil, schema: schema) }
             var file = try SubscriptionFile.read(env.subscriptionsPath)
             let key = SubscriptionFile.key(sub)
             file.subscriptions.removeAll { SubscriptionFile.key($0) == key }
             file.subscriptions.append(sub)
             try file.write(env.subscriptionsPath)
         }
-        registerAfterWrite()
         return sub
     }
 
     /// This user's subscriptions in this database, by ID.
     public func subscriptions() throws(CKError) -> [Subscription] {
-        try env.locked(exclusive: false) { () throws(CKError) -> [Subscription] in
+        try perform(.subscriptionList) { (_) throws(CKError) -> [Subscription] in
             try SubscriptionFile.read(env.subscriptionsPath).subscriptions
                 .filter { $0.ownerRecordName == userRecordName && $0.database == scope }
                 .sorted { $0.subscriptionID < $1.subscriptionID }
@@ -50,7 +52,7 @@ extension CKDatabase {
 
     /// Deletes one of this user's subscriptions in this database; unknownItem when there is none.
     public func deleteSubscription(_ id: String) throws(CKError) {
-        try env.locked(exclusive: true) { () throws(CKError) in
+        try perform(.subscriptionDelete) { (_) throws(CKError) in
             var file = try SubscriptionFile.read(env.subscriptionsPath)
             let before = file.subscriptions.count
             file.subscriptions.removeAll { $0.ownerRecordName == userRecordName && $0.database == scope && $0.subscriptionID == id }

@@ -5,25 +5,42 @@ public final class CKDatabase: @unchecked Sendable {
     public let container: CKContainer
     public let scope: DatabaseScope
     public let environment: Environment
-    public let user: String
+    /// Who performs this database's operations.
+    public private(set) var caller: Caller
+    /// The caller's user name ("" when nobody is signed in).
+    public var user: String { caller.userName ?? "" }
+    /// The caller's user record name ("" when nobody is signed in: such a caller owns nothing).
     public let userRecordName: String
     let env: EnvironmentStore
     /// Where relative `@file` paths in field values are read from.
     public var fileBaseDirectory = FileManager.default.currentDirectoryPath
     /// The device that writes through this database: stamped as `deviceID` in created/modified.
-    public var deviceID = RecordStamp.deviceID
+    public var deviceID: String {
+        get { caller.deviceID }
+        set { caller.deviceID = newValue }
+    }
 
     /// CloudKit's limit on operations in one request.
     public static let maxOperationsPerRequest = 200
     /// CloudKit's limit on a record's size, assets excluded.
     public static let maxRecordSize = 1_048_576
 
-    init(container: CKContainer, scope: DatabaseScope, environment: Environment, user: String) {
+    init(container: CKContainer, scope: DatabaseScope, environment: Environment, caller: Caller) {
         self.container = container
         self.scope = scope
         self.environment = environment
-        self.user = user
-        self.userRecordName = CKContainer.userRecordName(for: user)
+        self.caller = caller
+        self.userRecordName = caller.userRecordName ?? ""
+        self.env = EnvironmentStore(containerDir: container.dir, environment: environment, indexEnabled: container.store.indexEnabled)
+    }
+
+    /// A database as its owner sees it, named by user record name (for checks of stored data, not for callers).
+    init(container: CKContainer, scope: DatabaseScope, environment: Environment, owner userRecordName: String) {
+        self.container = container
+        self.scope = scope
+        self.environment = environment
+        self.caller = Caller(userName: nil, deviceID: RecordStamp.deviceID)
+        self.userRecordName = userRecordName
         self.env = EnvironmentStore(containerDir: container.dir, environment: environment, indexEnabled: container.store.indexEnabled)
     }
 
@@ -79,7 +96,8 @@ public final class CKDatabase: @unchecked Sendable {
     /// Lists the user in container.json once something was written (root lock, taken after the environment lock
     /// is released). The write is durable already: a broken container.json only earns a warning.
     func registerAfterWrite() {
-        do { try container.register(user: user) } catch { notes.append("user '\(user)' not listed in container.json: \(error.reason)") }
+        guard let name = caller.userName else { return }
+        do { try container.register(user: name) } catch { notes.append("user '\(name)' not listed in container.json: \(error.reason)") }
     }
 
     /// The path of an asset's bytes in the store.

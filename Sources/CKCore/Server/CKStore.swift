@@ -12,6 +12,8 @@ public final class CKStore: @unchecked Sendable {
     public private(set) var warnings: [String] = []
     /// Whether environments keep `.index.sqlite` (off: every read folds whole logs; the answers are the same).
     public var indexEnabled = true
+    /// The pipeline stages a caller may add (injected faults, quotas); every server operation passes them.
+    public var hooks = PipelineHooks()
     /// A clock that tests may pin; ms since 1970.
     public var now: () -> Int64 = { Int64((Date().timeIntervalSince1970 * 1000).rounded(.down)) }
 

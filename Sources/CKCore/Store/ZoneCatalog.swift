@@ -27,7 +27,7 @@ struct ZoneCatalog {
                 do throws(CKError) { try Names.validateZoneName(zone.zoneID.zoneName) } catch {
                     throw CKError.invalid("zones[\(i)].zoneName: \(error.reason)")
                 }
-                guard zone.zoneID.ownerRecordName == CKContainer.userRecordName(for: zone.zoneID.ownerRecordName) else {
+                guard Names.isUserRecordName(zone.zoneID.ownerRecordName) else {
                     throw CKError.invalid("zones[\(i)].ownerRecordName: '\(Names.describe(zone.zoneID.ownerRecordName))' is not a user record name")
                 }
                 zones.append(zone)

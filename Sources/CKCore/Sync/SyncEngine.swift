@@ -33,11 +33,28 @@ public struct SyncEngine {
         defer { lock.unlock() }
         db.deviceID = device.name
         var report = SyncReport(device: device.name)
+        try checkAccount(&report)
         try push(&report)
         try pull(&report)
         report.syncedAt = db.container.store.now()
         try device.transaction { () throws(CKError) in try device.setMeta("lastSync", String(report.syncedAt)) }
         return report
+    }
+
+    /// The account comes first, as CKSyncEngine's accountChange event: a change since the last sync is
+    /// reported; an account that can't sync stops the sync with every pending edit kept.
+    func checkAccount(_ report: inout SyncReport) throws(CKError) {
+        let status = try db.accountStatus()
+        let previous = try device.meta("accountStatus").flatMap(AccountStatus.init(rawValue:))
+        if previous != status {
+            if let previous { report.accountChange = SyncReport.AccountChange(from: previous, to: status) }
+            try device.transaction { () throws(CKError) in try device.setMeta("accountStatus", status.rawValue) }
+        }
+        guard var refusal = status.refusal(for: db.caller, "device \(device.name) can't sync") else { return }
+        let pending = try device.pendingEdits(zone: nil).count
+        refusal.reason += "; its \(pending) pending edit\(pending == 1 ? " is" : "s are") kept"
+        if let previous, previous != status { refusal.reason += " (the account was \(previous.rawValue) at the last sync)" }
+        throw refusal
     }
 
     // MARK: Push

@@ -47,7 +47,14 @@ public struct SyncReport: Sendable {
         public var recordName: String
     }
 
+    /// The user's account status changed since the device last synced (CKSyncEngine's accountChange event).
+    public struct AccountChange: Sendable, Equatable {
+        public var from: AccountStatus
+        public var to: AccountStatus
+    }
+
     public var device: String
+    public var accountChange: AccountChange?
     public var pushedSaves: [RecordRef] = []
     public var pushedDeletes: [RecordRef] = []
     public var merges: [Merge] = []

@@ -1,0 +1,65 @@
+import CKCore
+
+/// `ck role`: custom security roles of the public database (CREATE ROLE in the schema), assigned to users.
+enum RoleCommand {
+    static let spec = CommandSpec(
+        "role", summary: "Assign custom security roles to users.",
+        discussion: "A record type's GRANT lines give READ, CREATE and WRITE to roles: _world (everyone, signed in or not), _icloud (any signed-in user), _creator (the user who created that record) and custom roles made with CREATE ROLE in the schema. Roles apply to the public database only, in the environment chosen with -e. See 'ck help permissions'.",
+        examples: [("ck role assign Moderator bob", "Give bob the Moderator role in development."),
+                   ("ck role list", "Custom roles and who holds them.")],
+        subcommands: [
+            CommandSpec("assign", summary: "Give a user a custom role.",
+                        arguments: [ArgumentSpec("role", help: "A role from the schema's CREATE ROLE.", completion: .role),
+                                    ArgumentSpec("user", help: "A user name the container knows.", completion: .user)],
+                        run: assign),
+            CommandSpec("revoke", summary: "Take a custom role from a user.",
+                        arguments: [ArgumentSpec("role", help: "A role from the schema's CREATE ROLE.", completion: .role),
+                                    ArgumentSpec("user", help: "A user name the container knows.", completion: .user)],
+                        run: revoke),
+            CommandSpec("list", summary: "List the schema's custom roles and the users holding them.", run: list),
+        ])
+
+    static func pair(_ inv: Invocation) throws -> (String, String) {
+        guard inv.positionals.count == 2 else { throw UsageError("expected a role and a user name", command: inv.command.path) }
+        try Names.validateUserName(inv.positionals[1])
+        return (inv.positionals[0], inv.positionals[1])
+    }
+
+    static func assign(_ inv: Invocation) throws -> Int32 {
+        let (role, user) = try pair(inv)
+        let env = try inv.environment()
+        let added = try inv.container().assignRole(role, to: user, environment: env)
+        try inv.report(.object(["role": .string(role), "user": .string(user), "changed": .bool(added)]), plain: "\(role)\t\(user)",
+                       table: added ? "Assigned role \(role) to \(user) (\(env.rawValue))" : "\(user) already holds \(role) (\(env.rawValue))")
+        return ExitCode.success
+    }
+
+    static func revoke(_ inv: Invocation) throws -> Int32 {
+        let (role, user) = try pair(inv)
+        let env = try inv.environment()
+        let removed = try inv.container().revokeRole(role, from: user, environment: env)
+        try inv.report(.object(["role": .string(role), "user": .string(user), "changed": .bool(removed)]), plain: "\(role)\t\(user)",
+                       table: removed ? "Revoked role \(role) from \(user) (\(env.rawValue))" : "\(user) did not hold \(role) (\(env.rawValue))")
+        return ExitCode.success
+    }
+
+    static func list(_ inv: Invocation) throws -> Int32 {
+        guard inv.positionals.isEmpty else { throw UsageError("list takes no arguments", command: inv.command.path) }
+        let env = try inv.environment()
+        let container = try inv.container()
+        let roles = try container.schema(env).roles.sorted()
+        let users = try container.users()
+        let holders = { (role: String) in users.filter { $0.roles[env]?.contains(role) == true }.map(\.name) }
+        switch try inv.outputFormat() {
+        case .json: inv.line(JSON.object(["roles": .array(roles.map { r in .object(["role": .string(r), "users": .array(holders(r).map { .string($0) })]) })]).pretty())
+        case .jsonl: for r in roles { inv.line(JSON.object(["role": .string(r), "users": .array(holders(r).map { .string($0) })]).serialized()) }
+        case .plain: for r in roles { inv.line(([r] + holders(r)).joined(separator: "\t")) }
+        case .table:
+            if roles.isEmpty { inv.line("No custom roles in the \(env.rawValue) schema; add CREATE ROLE <name>; and import it."); break }
+            var t = Table(["ROLE", "USERS"])
+            for r in roles { t.add([r, holders(r).joined(separator: ",").ifEmpty("-")]) }
+            inv.out(t.aligned())
+        }
+        return ExitCode.success
+    }
+}
