@@ -8,7 +8,7 @@ _ck_passopts='--data-dir --container -c --env -e --db --zone -z --as'
 # Sets _ck_subs, _ck_opts, _ck_vopts (options taking a value) and _ck_rt (argument index of a record type) for a command path.
 _ck_info() {
     case "$1" in
-        '') _ck_subs='init container zone record asset query subscription notification changes sync device user account role schema model export import gc doctor help man completion' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
+        '') _ck_subs='init container zone record asset query subscription notification changes sync device user account role kv schema model export import gc doctor help man completion' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
         'init') _ck_subs='' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
         'container') _ck_subs='create list use show delete' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
         'container create') _ck_subs='' _ck_opts='--use' _ck_vopts='' _ck_rt='' ;;
@@ -60,6 +60,14 @@ _ck_info() {
         'role assign') _ck_subs='' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
         'role revoke') _ck_subs='' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
         'role list') _ck_subs='' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
+        'kv') _ck_subs='set get list remove show sync events' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
+        'kv set') _ck_subs='' _ck_opts='--type --json --device' _ck_vopts='--type --json --device' _ck_rt='' ;;
+        'kv get') _ck_subs='' _ck_opts='--device' _ck_vopts='--device' _ck_rt='' ;;
+        'kv list') _ck_subs='' _ck_opts='--prefix --device' _ck_vopts='--prefix --device' _ck_rt='' ;;
+        'kv remove') _ck_subs='' _ck_opts='--device' _ck_vopts='--device' _ck_rt='' ;;
+        'kv show') _ck_subs='' _ck_opts='--device' _ck_vopts='--device' _ck_rt='' ;;
+        'kv sync') _ck_subs='' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
+        'kv events') _ck_subs='' _ck_opts='--since' _ck_vopts='--since' _ck_rt='' ;;
         'schema') _ck_subs='show export import validate diff deploy reset index fmt' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
         'schema show') _ck_subs='' _ck_opts='' _ck_vopts='' _ck_rt='0' ;;
         'schema export') _ck_subs='' _ck_opts='--file' _ck_vopts='--file' _ck_rt='' ;;
@@ -108,6 +116,11 @@ _ck_value() {
         'sync:--conflicts') _ck_words 'local server' ;;
         'device save:--name') _ck_dynamic recordName ;;
         'device save:--unset') _ck_dynamic field "$_ck_rtype" ;;
+        'kv set:--device') _ck_dynamic device ;;
+        'kv get:--device') _ck_dynamic device ;;
+        'kv list:--device') _ck_dynamic device ;;
+        'kv remove:--device') _ck_dynamic device ;;
+        'kv show:--device') _ck_dynamic device ;;
         'schema export:--file') _ck_files ;;
         'schema diff:--from') _ck_words 'development production' ;;
         'schema diff:--to') _ck_words 'development production' ;;
@@ -212,6 +225,21 @@ _ck_positional() {
             if (( $2 == 0 )); then _ck_dynamic role; fi
             if (( $2 == 1 )); then _ck_dynamic user; fi
             ;;
+        'kv set')
+            if (( $2 == 0 )); then _ck_dynamic kvKey; fi
+            ;;
+        'kv get')
+            if (( $2 == 0 )); then _ck_dynamic kvKey; fi
+            ;;
+        'kv remove')
+            if (( $2 == 0 )); then _ck_dynamic kvKey; fi
+            ;;
+        'kv sync')
+            if (( $2 == 0 )); then _ck_dynamic device; fi
+            ;;
+        'kv events')
+            if (( $2 == 0 )); then _ck_dynamic device; fi
+            ;;
         'schema show')
             if (( $2 == 0 )); then _ck_dynamic recordType; fi
             ;;
@@ -241,7 +269,7 @@ _ck_positional() {
             if (( $2 == 0 )); then _ck_files; fi
             ;;
         'help')
-            if (( $2 >= 0 )); then _ck_words 'environment exit-codes formats model permissions predicates store init container zone record asset query subscription notification changes sync device user account role schema model export import gc doctor help man completion'; fi
+            if (( $2 >= 0 )); then _ck_words 'environment exit-codes formats kv model permissions predicates store init container zone record asset query subscription notification changes sync device user account role kv schema model export import gc doctor help man completion'; fi
             ;;
         'completion')
             if (( $2 == 0 )); then _ck_words 'bash zsh fish'; fi

@@ -7,7 +7,7 @@ function __ck_info --description 'Subcommands, options taking a value and record
     set -g __ck_rt
     switch "p:$argv[1]"
         case 'p:'
-            set -g __ck_subs init container zone record asset query subscription notification changes sync device user account role schema model export import gc doctor help man completion
+            set -g __ck_subs init container zone record asset query subscription notification changes sync device user account role kv schema model export import gc doctor help man completion
         case 'p:container'
             set -g __ck_subs create list use show delete
         case 'p:zone'
@@ -64,6 +64,20 @@ function __ck_info --description 'Subcommands, options taking a value and record
             set -g __ck_subs status set
         case 'p:role'
             set -g __ck_subs assign revoke list
+        case 'p:kv'
+            set -g __ck_subs set get list remove show sync events
+        case 'p:kv set'
+            set -a __ck_vopts --type --json --device
+        case 'p:kv get'
+            set -a __ck_vopts --device
+        case 'p:kv list'
+            set -a __ck_vopts --prefix --device
+        case 'p:kv remove'
+            set -a __ck_vopts --device
+        case 'p:kv show'
+            set -a __ck_vopts --device
+        case 'p:kv events'
+            set -a __ck_vopts --since
         case 'p:schema'
             set -g __ck_subs show export import validate diff deploy reset index fmt
         case 'p:schema show'
@@ -186,6 +200,7 @@ complete -c ck -n '__ck_arg \'\' 0' -a 'device' -d 'List, show, edit offline and
 complete -c ck -n '__ck_arg \'\' 0' -a 'user' -d 'List and show the container\'s iCloud users.'
 complete -c ck -n '__ck_arg \'\' 0' -a 'account' -d 'Show or set a user\'s iCloud account status.'
 complete -c ck -n '__ck_arg \'\' 0' -a 'role' -d 'Assign custom security roles to users.'
+complete -c ck -n '__ck_arg \'\' 0' -a 'kv' -d 'The iCloud key-value store: set, get, list, sync, and the change events devices receive.'
 complete -c ck -n '__ck_arg \'\' 0' -a 'schema' -d 'Show, export, import, validate, diff, deploy and reset the schema.'
 complete -c ck -n '__ck_arg \'\' 0' -a 'model' -d 'Check SwiftData and Core Data models against CloudKit\'s rules; generate their schema.'
 complete -c ck -n '__ck_arg \'\' 0' -a 'export' -d 'Write an environment as one JSON fixtures document.'
@@ -329,6 +344,27 @@ complete -c ck -n '__ck_arg \'role assign\' 0' -x -a '(__ck_dynamic role)' -d 'A
 complete -c ck -n '__ck_arg \'role assign\' 1' -x -a '(__ck_dynamic user)' -d 'A user name the container knows.'
 complete -c ck -n '__ck_arg \'role revoke\' 0' -x -a '(__ck_dynamic role)' -d 'A role from the schema\'s CREATE ROLE.'
 complete -c ck -n '__ck_arg \'role revoke\' 1' -x -a '(__ck_dynamic user)' -d 'A user name the container knows.'
+complete -c ck -n '__ck_arg \'kv\' 0' -a 'set' -d 'Set a key\'s value (on the server, or on a device with --device).'
+complete -c ck -n '__ck_arg \'kv\' 0' -a 'get' -d 'Print a key\'s value (from the server, or a device with --device).'
+complete -c ck -n '__ck_arg \'kv\' 0' -a 'list' -d 'List keys with their type and size (from the server, or a device with --device).'
+complete -c ck -n '__ck_arg \'kv\' 0' -a 'remove' -d 'Remove a key (on the server, or on a device with --device).'
+complete -c ck -n '__ck_arg \'kv\' 0' -a 'show' -d 'Show the store\'s usage against its limits (keys, bytes, largest value).'
+complete -c ck -n '__ck_arg \'kv\' 0' -a 'sync' -d 'Sync a device\'s key-value store: push its writes, pull the others\'.'
+complete -c ck -n '__ck_arg \'kv\' 0' -a 'events' -d 'List the change notifications a device received (didChangeExternallyNotification).'
+complete -c ck -n '__ck_at \'kv set\'' -l type -x -d 'The value\'s type: string, integer, double, bool, date, data, array, dictionary (or int64, timestamp, bytes).'
+complete -c ck -n '__ck_at \'kv set\'' -l json -x -d 'The value as JSON (any type, arrays and dictionaries included).'
+complete -c ck -n '__ck_at \'kv set\'' -l device -x -a '(__ck_dynamic device)' -d 'Work on this device\'s local copy (a later sync pushes it) instead of the server.'
+complete -c ck -n '__ck_arg \'kv set\' 0' -x -a '(__ck_dynamic kvKey)' -d 'Key: 1 to 64 bytes of UTF-8.'
+complete -c ck -n '__ck_at \'kv get\'' -l device -x -a '(__ck_dynamic device)' -d 'Work on this device\'s local copy (a later sync pushes it) instead of the server.'
+complete -c ck -n '__ck_arg \'kv get\' 0' -x -a '(__ck_dynamic kvKey)' -d 'Key: 1 to 64 bytes of UTF-8.'
+complete -c ck -n '__ck_at \'kv list\'' -l prefix -x -d 'Only keys starting with this.'
+complete -c ck -n '__ck_at \'kv list\'' -l device -x -a '(__ck_dynamic device)' -d 'Work on this device\'s local copy (a later sync pushes it) instead of the server.'
+complete -c ck -n '__ck_at \'kv remove\'' -l device -x -a '(__ck_dynamic device)' -d 'Work on this device\'s local copy (a later sync pushes it) instead of the server.'
+complete -c ck -n '__ck_arg \'kv remove\' 0' -x -a '(__ck_dynamic kvKey)' -d 'Key: 1 to 64 bytes of UTF-8.'
+complete -c ck -n '__ck_at \'kv show\'' -l device -x -a '(__ck_dynamic device)' -d 'Work on this device\'s local copy (a later sync pushes it) instead of the server.'
+complete -c ck -n '__ck_arg \'kv sync\' 0' -x -a '(__ck_dynamic device)' -d 'Device name: letters, digits, \'-\', \'_\', \'.\'.'
+complete -c ck -n '__ck_at \'kv events\'' -l since -x -d 'Only events after this id.'
+complete -c ck -n '__ck_arg \'kv events\' 0' -x -a '(__ck_dynamic device)' -d 'Device name: letters, digits, \'-\', \'_\', \'.\'.'
 complete -c ck -n '__ck_arg \'schema\' 0' -a 'show' -d 'Show record types, or one type\'s fields and indexes.'
 complete -c ck -n '__ck_arg \'schema\' 0' -a 'export' -d 'Print the schema in the .ckdb language (cktool\'s export layout).'
 complete -c ck -n '__ck_arg \'schema\' 0' -a 'import' -d 'Make a .ckdb file the development schema.'
@@ -377,7 +413,7 @@ complete -c ck -n '__ck_at \'import\'' -l all-users -d 'Load every user\'s data,
 complete -c ck -n '__ck_arg \'import\' 0' -r -F -d 'The document (\'-\' for stdin).'
 complete -c ck -n '__ck_at \'gc\'' -l dry-run -d 'Say what would be compacted and removed; change nothing.'
 complete -c ck -n '__ck_at \'doctor\'' -l repair -d 'Move bad data aside and rebuild what can be rebuilt.'
-complete -c ck -n '__ck_arg \'help\' 0+' -x -a 'environment exit-codes formats model permissions predicates store init container zone record asset query subscription notification changes sync device user account role schema model export import gc doctor help man completion' -d 'A topic or a command path.'
+complete -c ck -n '__ck_arg \'help\' 0+' -x -a 'environment exit-codes formats kv model permissions predicates store init container zone record asset query subscription notification changes sync device user account role kv schema model export import gc doctor help man completion' -d 'A topic or a command path.'
 complete -c ck -n '__ck_at \'man\'' -l dir -x -a '(__fish_complete_directories (commandline -ct))' -d 'Write every page into <dir>.'
 complete -c ck -n '__ck_arg \'completion\' 0' -x -a 'bash zsh fish' -d 'bash, zsh or fish.'
 complete -c ck -l data-dir -x -a '(__fish_complete_directories (commandline -ct))' -d 'Use the store at <dir> (env CK_DATA_DIR; default: nearest .ck/, else ~/.local/share/ck).'

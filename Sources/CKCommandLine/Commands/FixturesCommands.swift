@@ -60,9 +60,11 @@ enum FixturesCommands {
         func count(_ n: Int, _ noun: String) -> String { "\(n) \(noun)\(n == 1 ? "" : "s")" }
         var parts = [count(s.records, "record"), count(s.zones, "zone")]
         if s.subscriptions > 0 { parts.append(count(s.subscriptions, "subscription")) }
+        if s.keyValueStores > 0 { parts.append(count(s.keyValueStores, "key-value store")) }
         let what = parts.joined(separator: ", ") + " and " + count(s.assets, "asset")
         try inv.report(.object(["zones": .int(Int64(s.zones)), "records": .int(Int64(s.records)), "assets": .int(Int64(s.assets)),
-                                "users": .int(Int64(s.users)), "subscriptions": .int(Int64(s.subscriptions))]),
+                                "users": .int(Int64(s.users)), "subscriptions": .int(Int64(s.subscriptions)),
+                                "keyValueStores": .int(Int64(s.keyValueStores))]),
                        plain: "\(s.records)\t\(s.zones)\t\(s.assets)",
                        table: "Imported \(what) into \(container.identifier) (\(env.rawValue))")
         return ExitCode.success

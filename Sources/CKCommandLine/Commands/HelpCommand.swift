@@ -19,6 +19,7 @@ enum HelpCommand {
         "predicates": predicates,
         "model": model,
         "permissions": permissions,
+        "kv": KVHelpTopic.text,
     ]
 
     static func run(_ inv: Invocation) throws -> Int32 {

@@ -6,7 +6,7 @@ enum SyncCommand {
 
     static let spec = CommandSpec(
         "sync", summary: "Sync an emulated device with the server: push its edits, then pull.",
-        discussion: "A device is one client (an iPhone, a Mac) of the acting user (--as), kept in its own SQLite file; the first sync creates it. A sync pushes the device's pending edits (only the changed keys, with the change tag they were made on) and then pulls the private database's change feeds. When the server changed a record meanwhile, the device merges three ways: keys only the device changed are taken; a key both changed differently is a conflict, won by the device (--conflicts local) or the server (--conflicts server). A record or zone deleted on the server wins over the device's edits of it, and the dropped edit is reported. Only custom zones sync: _defaultZone has no change feed in CloudKit. Edits the server refused stay pending, and the command exits 10. See also 'ck device'.",
+        discussion: "A device is one client (an iPhone, a Mac) of the acting user (--as), kept in its own SQLite file; the first sync creates it. A sync pushes the device's pending edits (only the changed keys, with the change tag they were made on) and then pulls the private database's change feeds. When the server changed a record meanwhile, the device merges three ways: keys only the device changed are taken; a key both changed differently is a conflict, won by the device (--conflicts local) or the server (--conflicts server). A record or zone deleted on the server wins over the device's edits of it, and the dropped edit is reported. Only custom zones sync: _defaultZone has no change feed in CloudKit. Edits the server refused stay pending, and the command exits 10. The device's key-value store syncs too (see 'ck kv sync'); its line appears when it moved or reported something. See also 'ck device'.",
         arguments: [deviceArgument],
         options: [OptionSpec("conflicts", value: "side", help: "Who wins a key both sides changed: local (default) or server.",
                              choices: ConflictPolicy.allCases.map(\.rawValue))],
@@ -32,15 +32,25 @@ enum SyncCommand {
         let report: SyncReport
         do { report = try engine.sync() } catch {
             bar?.finish()
+            // An account that can't sync stops the records; the key-value store notes the status, so that
+            // signing in again delivers accountChange.
+            if (try? KeyValueSync.accountStatus(of: device.database)) != KeyValueSync.available { _ = try? KeyValueSync(device: device).sync() }
             throw error
         }
         bar?.finish()
-        try print(report, inv)
+        // The device's key-value store syncs too, after the records.
+        let kv: KVSyncReport
+        do { kv = try KeyValueSync(device: device).sync() } catch {
+            try print(report, inv)
+            throw error
+        }
+        try print(report, inv, kv: kv)
         if !report.kept.isEmpty {
             throw CKError(.partialFailure, "\(report.kept.count) edit\(report.kept.count == 1 ? "" : "s") stay pending on device '\(name)'",
                           hint: "fix the cause and run 'ck sync \(name)' again; 'ck device show \(name)' counts what is pending",
                           items: report.kept.map { CKError.ItemFailure(id: $0.recordName ?? $0.zoneName, error: $0.error) })
         }
+        try KVSyncCommand.check(kv)
         return ExitCode.success
     }
 
@@ -78,7 +88,8 @@ enum SyncCommand {
         return parts.isEmpty ? "server record kept" : parts.joined(separator: ", ")
     }
 
-    static func print(_ r: SyncReport, _ inv: Invocation) throws {
+    /// Prints the report; `kv`, when given, adds the key-value sync (only when it did something, outside JSON).
+    static func print(_ r: SyncReport, _ inv: Invocation, kv: KVSyncReport? = nil) throws {
         switch try inv.outputFormat() {
         case .json:
             inv.line(JSON.object([
@@ -88,7 +99,7 @@ enum SyncCommand {
                 "refetched": .array(r.refetched.map { .string($0) }), "dropped": .array(r.dropped.map(droppedJSON)),
                 "kept": .array(r.kept.map(keptJSON)),
                 "accountChange": r.accountChange.map(accountJSON) ?? .null,
-            ]).pretty())
+            ].merging(kv.map { ["keyValue": KVSyncCommand.json($0)] } ?? [:]) { $1 }).pretty())
         case .jsonl:
             func event(_ name: String, _ j: JSON) { inv.line(JSON.object((j.objectValue ?? [:]).merging(["event": .string(name)]) { $1 }).serialized()) }
             if let a = r.accountChange { event("accountChange", accountJSON(a)) }
@@ -99,6 +110,7 @@ enum SyncCommand {
             for z in r.refetched { event("refetched", .object(["zoneName": .string(z)])) }
             for d in r.dropped { event("dropped", droppedJSON(d)) }
             for k in r.kept { event("kept", keptJSON(k)) }
+            if let kv { event("keyValue", KVSyncCommand.json(kv)) }
             event("synced", .object(["device": .string(r.device), "syncedAt": .int(r.syncedAt)]))
         case .plain:
             if let a = r.accountChange { inv.line("accountChange\t\(a.from.rawValue)\t\(a.to.rawValue)") }
@@ -112,6 +124,7 @@ enum SyncCommand {
             for z in r.refetched { inv.line("refetched\t\(z)") }
             for d in r.dropped { inv.line("dropped\t\(d.zoneName)\t\(d.recordName)\t\(RecordText.escape(d.reason))") }
             for k in r.kept { inv.line("kept\t\(k.zoneName)\t\(k.recordName ?? "-")\t\(k.error.code.name)\t\(RecordText.escape(k.error.reason))") }
+            for l in kv.map(KVSyncCommand.plainLines) ?? [] { inv.line(l) }
         case .table:
             var zones: [String] = []
             func note(_ z: String) { if !zones.contains(z) { zones.append(z) } }
@@ -137,6 +150,7 @@ enum SyncCommand {
             for z in r.refetched { inv.line("refetched \(z): its change token had expired") }
             for d in r.dropped { inv.line("dropped \(d.recordName) in \(d.zoneName): \(d.reason)") }
             for k in r.kept { inv.line("kept \(k.recordName ?? "edits") in \(k.zoneName): \(k.error.code.name): \(k.error.reason)") }
+            if let kv, !kv.isEmpty { ([KVSyncCommand.summary(kv)] + KVSyncCommand.detailLines(kv)).forEach { inv.line($0) } }
         }
     }
 

@@ -7,6 +7,8 @@ public struct FixtureSummary: Sendable {
     public var assets: Int
     public var users: Int
     public var subscriptions: Int
+    /// Users' key-value stores.
+    public var keyValueStores: Int = 0
 }
 
 /// Fixtures: one JSON document per environment — schema, users, zones, records (Web Services shape) and
@@ -68,6 +70,7 @@ extension CKContainer {
                     .map { .object(["name": .string($0.name), "userRecordName": .string($0.userRecordName)]) }),
                 "zones": .array(zones), "records": .array(records), "assets": .object(assets),
                 "subscriptions": .array(try SubscriptionFile.read(env.subscriptionsPath).subscriptions.filter { owns($0.ownerRecordName) }.map(\.json)),
+                "keyValueStores": try exportKeyValueStores(env, owns: owns),
             ])
         }
     }
@@ -160,6 +163,7 @@ extension CKContainer {
         }
         let subscriptions = validateSubscriptions(o["subscriptions"], schema: schema, zones: zones, environment: environment,
                                                   owns: owns, foreign: foreign, problem: problem)
+        let keyValueStores = validateKeyValueStores(o["keyValueStores"], owns: owns, foreign: foreign, problem: problem)
         var referenced = Set<String>()
         for (_, r) in records { for v in r.fields.values { StoreDoctor.collectAssets(v, into: &referenced) } }
         let db = database(.private, environment: environment, caller: caller)
@@ -190,7 +194,7 @@ extension CKContainer {
             let oldSubscriptions = try SubscriptionFile.read(env.subscriptionsPath).subscriptions
             let existingSubscriptions = oldSubscriptions.contains { owns($0.ownerRecordName) }
             let myZones = catalog.zones.filter { owns($0.zoneID.ownerRecordName) }
-            if !replace && (existing || !myZones.isEmpty || existingSubscriptions) {
+            if !replace && (existing || !myZones.isEmpty || existingSubscriptions || hasKeyValueStores(env, owns: owns)) {
                 throw CKError(.serverRecordChanged, "the \(environment.rawValue) environment of \(identifier) already has records or zones",
                               serverErrorCode: "EXISTS", hint: "pass --replace to replace everything in it")
             }
@@ -240,8 +244,9 @@ extension CKContainer {
                 file.subscriptions = oldSubscriptions.filter { !owns($0.ownerRecordName) } + subscriptions
                 try file.write(env.subscriptionsPath)
             }
+            try writeKeyValueStores(keyValueStores, env: env, replace: replace, owns: owns)
             return FixtureSummary(zones: zones.count, records: records.count, assets: assets.count, users: users.count,
-                                  subscriptions: subscriptions.count)
+                                  subscriptions: subscriptions.count, keyValueStores: keyValueStores.count)
         }
         for (name, _) in users { try register(user: name) }
         return summary

@@ -163,6 +163,7 @@ public struct StoreDoctor {
             let path = env.notificationsDir + "/" + name
             if name.hasSuffix(".jsonl") { checkNotifications(path) } else { note(.warning, path, "not a file ck makes", fix: "move it out of the store") }
         }
+        checkKeyValueStores(env)
         // Index.
         checkIndex(env)
         // Assets records refer to but the store lacks.
@@ -182,7 +183,7 @@ public struct StoreDoctor {
         }
         // Leftovers and strangers.
         let known: Set<String> = ["schema.json", "zones.json", "public", "private", "assets", ".lock", ".index.sqlite",
-                                  ".index.sqlite-wal", ".index.sqlite-shm", ".index.sqlite-journal", "subscriptions.json", "faults.json", "notifications"]
+                                  ".index.sqlite-wal", ".index.sqlite-shm", ".index.sqlite-journal", "subscriptions.json", "faults.json", "notifications", "kv"]
         for name in FileIO.list(env.dir) where !known.contains(name) {
             let path = env.dir + "/" + name
             if name.contains(".tmp-") {

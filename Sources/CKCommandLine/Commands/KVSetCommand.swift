@@ -1,0 +1,65 @@
+import CKCore
+
+/// `ck kv set` and `ck kv remove`: writes to the server, or to a device's local copy with --device.
+enum KVSetCommand {
+    static let spec = CommandSpec(
+        "set", summary: "Set a key's value (on the server, or on a device with --device).",
+        discussion: "The value is typed as 'ck record save' types a field: an integer, a decimal number, an ISO 8601 date, else a string; --type says it outright (\(KVValue.typeNames.joined(separator: ", ")); data is base64 or @file; bool is true or false). --json gives any value as JSON: arrays and objects become arrays and dictionaries, {\"$date\": \"…\"} a date and {\"$data\": \"…\"} data. Arrays and dictionaries nest at most \(KVLimits.maxDepth) levels. An empty key or one over \(KVLimits.maxKeyBytes) bytes is refused at once; on the server a write over a quota is refused with quotaExceeded (exit 6), on a device it is kept and refused at sync.",
+        arguments: [KVCommand.keyArgument, ArgumentSpec("value", help: "The value, unless --json is given.", optional: true)],
+        options: [OptionSpec("type", value: "type", help: "The value's type: \(KVValue.typeNames.joined(separator: ", ")) (or int64, timestamp, bytes)."),
+                  OptionSpec("json", value: "json", help: "The value as JSON (any type, arrays and dictionaries included)."),
+                  KVCommand.deviceOption],
+        examples: [("ck kv set theme dark", "A string."),
+                   ("ck kv set darkMode true --type bool", "A bool (without --type, 'true' is a string)."),
+                   ("ck kv set recent --json '[\"a\", \"b\"]'", "An array of strings."),
+                   ("ck kv set --device phone volume 7", "An integer, on phone only until it syncs.")],
+        run: run)
+
+    static let remove = CommandSpec(
+        "remove", summary: "Remove a key (on the server, or on a device with --device).",
+        arguments: [KVCommand.keyArgument], options: [KVCommand.deviceOption], run: runRemove)
+
+    static func run(_ inv: Invocation) throws -> Int32 {
+        let args = inv.positionals
+        let json = inv.parsed.value("json")
+        guard let key = args.first, args.count == (json == nil ? 2 : 1) else {
+            throw UsageError(json == nil ? "expected a key and a value (or a key and --json)" : "expected a key only: --json gives the value",
+                             command: inv.command.path)
+        }
+        let value: KVValue
+        if let json {
+            try KVLimits.validateKey(key)
+            if inv.parsed.value("type") != nil { throw UsageError("--type and --json do not go together: JSON carries its own types", command: inv.command.path) }
+            value = try KVValue.parse(json: json, key: key)
+        } else {
+            try KVLimits.validateKey(key)
+            value = try KVValue.parse(args[1], type: inv.parsed.value("type"), key: key, files: .directory(inv.terminal.workingDirectory))
+        }
+        if let d = try KVCommand.device(inv, create: true) {
+            let e = try d.setKeyValue(key, value)
+            try inv.report(KVCommand.entryJSON(key: key, value: value, modified: e.modified, deviceID: e.deviceID, pending: true),
+                           plain: [key, value.typeName, String(value.size), "pending"].joined(separator: "\t"),
+                           table: "Set \(key) (\(value.typeName), \(value.size) bytes) on \(d.name) (pending until 'ck kv sync \(d.name)')")
+        } else {
+            let e = try KVCommand.server(inv).set(key, value)
+            try inv.report(KVCommand.entryJSON(key: key, value: value, modified: e.modified, deviceID: e.deviceID, pending: nil),
+                           plain: [key, value.typeName, String(value.size)].joined(separator: "\t"),
+                           table: "Set \(key) (\(value.typeName), \(value.size) bytes)")
+        }
+        return ExitCode.success
+    }
+
+    static func runRemove(_ inv: Invocation) throws -> Int32 {
+        let key = try KVCommand.key(inv)
+        if let d = try KVCommand.device(inv, create: false) {
+            try d.removeKeyValue(key)
+            try inv.report(.object(["key": .string(key), "removed": .bool(true), "device": .string(d.name), "pending": .bool(true)]),
+                           plain: key + "\tremoved\tpending",
+                           table: "Removed \(key) on \(d.name) (pending until 'ck kv sync \(d.name)')")
+        } else {
+            try KVCommand.server(inv).remove(key)
+            try inv.report(.object(["key": .string(key), "removed": .bool(true)]), plain: key + "\tremoved", table: "Removed \(key)")
+        }
+        return ExitCode.success
+    }
+}
