@@ -48,6 +48,9 @@ import Testing
         _ = try db.notifications()
         _ = try db.markNotificationsRead(nil)
         let doc = try t.store.container().exportFixtures(.development, as: try Caller.user("default"))
+        let kv = KeyValueStore(database: db)
+        try kv.set("theme", .string("dark"))
+        _ = try kv.entries()
         _ = try db.deleteZone("Work")
         _ = try t.store.container().importFixtures(doc, into: .development, as: try Caller.user("default"), replace: true, label: "doc")
     }

@@ -167,7 +167,9 @@ import Testing
         #expect(try s.ck("kv", "set", "--device", "phone", "theme", "offline").status == 0)
         let skipped = try s.ck("kv", "sync", "phone")
         #expect(skipped.status == 0 && skipped.stdout == "kv\tskipped\tthe iCloud account of user 'default' is noAccount: key-value writes stay on the device\n")
-        #expect(try s.ck("kv", "get", "theme").stdout == "dark\n")
+        // The account's own store can't be reached without the account; the device's copy can.
+        let signedOut = try s.ck("kv", "get", "theme")
+        #expect(signedOut.status == 7 && signedOut.stderr.contains("so the key-value store can't be read"), "\(signedOut.stderr)")
         #expect(try s.ck("kv", "get", "theme", "--device", "phone").stdout == "offline\n")
         let records = try s.ck("sync", "phone")
         #expect(records.status == 7 && records.stdout.isEmpty, "ck sync stops at the records: \(records.stderr)")
@@ -175,6 +177,7 @@ import Testing
         let back = try s.ck("kv", "sync", "phone")
         #expect(back.stdout == "kv\tpulled\ttheme\nkv\tevent\t2\taccountChange\ttheme\n", "\(back.stdout)")
         #expect(try s.ck("kv", "get", "theme", "--device", "phone").stdout == "dark\n")
+        #expect(try s.ck("kv", "get", "theme").stdout == "dark\n", "the server kept the account's value")
         let json = try s.ck("kv", "events", "phone", "-o", "jsonl")
         #expect(json.stdout.contains(#""NSUbiquitousKeyValueStoreChangeReasonKey":3"#))
     }

@@ -39,21 +39,24 @@ public struct KeyValueStore {
         return file
     }
 
-    /// Runs `body` on the file under the exclusive lock and writes it when `body` says it changed.
+    /// Runs `body` on the file through the pipeline (exclusive lock) and writes it when `body` says it changed.
     func update<T>(_ body: (inout KVServerFile) throws(CKError) -> (T, changed: Bool)) throws(CKError) -> T {
-        let (result, changed) = try env.locked(exclusive: true) { () throws(CKError) -> (T, Bool) in
+        try database.perform(.keyValueWrite) { (_) throws(CKError) -> T in
             var file = try read()
             let (r, changed) = try body(&file)
             if changed { try file.write(path) }
-            return (r, changed)
+            return r
         }
-        if changed { database.registerAfterWrite() }
-        return result
+    }
+
+    /// The file as the pipeline reads it (shared lock).
+    func snapshot() throws(CKError) -> KVServerFile {
+        try database.perform(.keyValueRead) { (_) throws(CKError) -> KVServerFile in try read() }
     }
 
     /// The live entries, sorted by key; with `prefix`, only keys starting with it.
     public func entries(prefix: String? = nil) throws(CKError) -> [KVEntry] {
-        let file = try env.locked(exclusive: false) { () throws(CKError) in try read() }
+        let file = try snapshot()
         return file.entries.values.filter { $0.value != nil && (prefix.map($0.key.hasPrefix) ?? true) }
             .sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
     }
@@ -61,14 +64,14 @@ public struct KeyValueStore {
     /// One key's entry, or unknownItem.
     public func entry(_ key: String) throws(CKError) -> KVEntry {
         try KVLimits.validateKey(key)
-        let file = try env.locked(exclusive: false) { () throws(CKError) in try read() }
+        let file = try snapshot()
         guard let e = file.entries[key], e.value != nil else { throw KeyValueStore.notFound(key, place: "the key-value store of user '\(database.user)'") }
         return e
     }
 
     /// Usage against the limits.
     public func usage() throws(CKError) -> KVUsage {
-        KVUsage(try env.locked(exclusive: false) { () throws(CKError) in try read() }.live)
+        KVUsage(try snapshot().live)
     }
 
     /// Writes a value now, as a client that is online would: a key over 64 bytes or a value too deep is refused

@@ -149,7 +149,7 @@ public struct KeyValueSync {
     /// NSUbiquitousKeyValueStoreAccountChange says); writes made while signed out are dropped.
     func replaceWithAccount(_ report: inout KVSyncReport) throws(CKError) {
         let store = KeyValueStore(database: db)
-        let file = try db.env.locked(exclusive: false) { () throws(CKError) in try store.read() }
+        let file = try store.snapshot()
         let at = db.container.store.now()
         report.events = try device.transaction { () throws(CKError) -> [KVEvent] in
             var changed: [String] = []

@@ -6,11 +6,13 @@ public enum OperationKind: String, CaseIterable, Sendable {
     case zoneChanges, databaseChanges
     case notificationList, notificationRead
     case fixturesExport, fixturesImport
+    case keyValueRead, keyValueWrite
 
     /// Whether the operation changes the store (it takes the exclusive lock, and needs a signed-in user).
     public var writes: Bool {
         switch self {
-        case .recordModify, .zoneCreate, .zoneDelete, .subscriptionSave, .subscriptionDelete, .notificationRead, .fixturesImport:
+        case .recordModify, .zoneCreate, .zoneDelete, .subscriptionSave, .subscriptionDelete, .notificationRead, .fixturesImport,
+             .keyValueWrite:
             return true
         default: return false
         }
@@ -20,7 +22,7 @@ public enum OperationKind: String, CaseIterable, Sendable {
     var isPersonal: Bool {
         switch self {
         case .zoneChanges, .databaseChanges, .notificationList, .notificationRead, .subscriptionSave, .subscriptionDelete,
-             .subscriptionList:
+             .subscriptionList, .keyValueRead, .keyValueWrite:
             return true
         default: return false
         }
@@ -42,6 +44,8 @@ public enum OperationKind: String, CaseIterable, Sendable {
         case .notificationList, .notificationRead: return "notifications can't be read"
         case .fixturesExport: return "nothing can be exported"
         case .fixturesImport: return "nothing can be imported"
+        case .keyValueRead: return "the key-value store can't be read"
+        case .keyValueWrite: return "the key-value store can't be written"
         }
     }
 }
