@@ -156,47 +156,46 @@ extension CKContainer {
                               serverErrorCode: "EXISTS", hint: "pass --replace to replace everything in it")
             }
             var seq = try env.highestSeq(catalog: catalog)
-            if replace {
-                for sub in ["public", "private"] {
-                    try FileIO.removeTree(env.dir + "/" + sub)
-                    try FileIO.makeDirectory(env.dir + "/" + sub)
-                }
-                try env.index()?.clear()
-                // Notifications belong to the subscriptions and records being replaced.
-                try FileIO.removeTree(env.notificationsDir)
-            }
+            // Assets are named by their bytes: adding them first changes nothing a reader sees.
             for (h, bytes) in assets.sorted(by: { $0.key < $1.key }) { try env.storeAsset(sha256: h, bytes: bytes) }
-            try env.writeSchema(schema)
             var byLog: [String: [LogEntry]] = [:]
             var order: [String] = []
             for (db, r) in records {
-                let path = env.logPath(database: db, zone: r.zoneID)
+                let path = env.relative(env.logPath(database: db, zone: r.zoneID))
                 if byLog[path] == nil { order.append(path) }
                 seq += 1
                 byLog[path, default: []].append(.save(seq: seq, record: r))
                 // Imported tags stay as they were; later tags must not meet them.
                 if let n = Int64(r.changeTag, radix: 36) { seq = max(seq, n) }
             }
-            var written = 0
-            for path in order {
-                guard let entries = byLog[path] else { continue }
-                for start in stride(from: 0, to: entries.count, by: CKDatabase.maxOperationsPerRequest) {
-                    let chunk = Array(entries[start..<min(start + CKDatabase.maxOperationsPerRequest, entries.count)])
-                    let tail = try env.openZone(path).tail
-                    let spans = try ZoneLog.append(path, chunk, after: tail)
-                    try env.index()?.appended(path, chunk, spans: spans, after: tail)
-                    written += chunk.count
-                    progress(written, records.count)
-                }
-            }
             catalog.zones = zones.map { var z = $0; seq += 1; z.seq = seq; return z }
             catalog.deleted = []
             catalog.lastSeq = seq
-            try env.writeCatalog(catalog)
-            if !subscriptions.isEmpty || FileIO.exists(env.subscriptionsPath) {
-                var file = SubscriptionFile()
-                file.subscriptions = subscriptions
-                try file.write(env.subscriptionsPath)
+            let writeSubscriptions = !subscriptions.isEmpty || FileIO.exists(env.subscriptionsPath)
+            // The new environment is built aside and swapped in whole; notifications belong to what it replaces.
+            let staging = ["public", "private", "schema.json", "zones.json"] + (writeSubscriptions ? ["subscriptions.json"] : [])
+            try env.replaceData(operation: "import", staging: staging, remove: ["notifications"]) { (staged) throws(CKError) in
+                for (name, path) in staged where !name.hasSuffix(".json") { try FileIO.makeDirectory(path) }
+                var written = 0
+                for rel in order {
+                    guard let entries = byLog[rel], let top = rel.split(separator: "/").first, let root = staged[String(top)] else { continue }
+                    let path = root + rel.dropFirst(top.count)
+                    var tail = ZoneLogContents()
+                    for start in stride(from: 0, to: entries.count, by: CKDatabase.maxOperationsPerRequest) {
+                        let chunk = Array(entries[start..<min(start + CKDatabase.maxOperationsPerRequest, entries.count)])
+                        let spans = try ZoneLog.append(path, chunk, after: tail, sync: false)
+                        tail = ZoneLogContents.after(tail, spans: spans, count: chunk.count)
+                        written += chunk.count
+                        progress(written, records.count)
+                    }
+                }
+                if let p = staged["schema.json"] { try JSONFile.write(p, schema.json) }
+                if let p = staged["zones.json"] { try JSONFile.write(p, catalog.json) }
+                if let p = staged["subscriptions.json"] {
+                    var file = SubscriptionFile()
+                    file.subscriptions = subscriptions
+                    try file.write(p)
+                }
             }
             return FixtureSummary(zones: zones.count, records: records.count, assets: assets.count, users: users.count,
                                   subscriptions: subscriptions.count)

@@ -114,13 +114,13 @@ extension CKContainer {
             catalog.lastSeq = try dev.highestSeq(catalog: catalog) + 1
             catalog.zones = []
             catalog.deleted = []
-            try dev.writeSchema(production)
-            try dev.writeCatalog(catalog)
-            for sub in ["public", "private", "assets"] {
-                try FileIO.removeTree(dev.dir + "/" + sub)
-                try FileIO.makeDirectory(dev.dir + "/" + sub)
+            // All of development's data goes in one all-or-nothing swap.
+            try dev.replaceData(operation: "schema reset", staging: ["public", "private", "assets", "schema.json", "zones.json"],
+                                remove: []) { (staged) throws(CKError) in
+                for n in ["public", "private", "assets"] { if let p = staged[n] { try FileIO.makeDirectory(p) } }
+                if let p = staged["schema.json"] { try JSONFile.write(p, production.json) }
+                if let p = staged["zones.json"] { try JSONFile.write(p, catalog.json) }
             }
-            try dev.index()?.clear()
             return deleted
         }
     }

@@ -89,13 +89,11 @@ extension CKDatabase {
             }
             let types = typed ? Set(CKDatabase.fold(try env.readLog(path).entries).values.map(\.recordType)) : []
             let seq = try env.highestSeq(catalog: catalog) + 1
-            // The log goes first: a crash then leaves an empty zone, never a deleted zone whose records return.
-            if FileIO.exists(path) { try FileIO.removeTree(path) }
             catalog.zones.removeAll { $0.zoneID == zone.zoneID && $0.database == .private }
             catalog.deleted.append((zone, store.now(), seq))
             catalog.lastSeq = seq
-            try env.writeCatalog(catalog)
-            try env.index()?.sync(path, warnings: &env.warnings)
+            // The catalog and the log change together: a crash leaves the zone whole or deleted.
+            try env.replaceCatalog(catalog, removing: path, operation: "zone delete \(name)")
             if !file.subscriptions.isEmpty { try notifyZoneDeleted(zone, recordTypes: types, file: file) }
             return count
         }
