@@ -72,11 +72,13 @@ final class EnvironmentStore {
     }
 
     /// Finishes (or rolls back) an interrupted operation on several files; call with the exclusive lock held.
-    func finishInterrupted() throws(CKError) {
-        guard let op = try Intent.recover(dir) else { return }
+    @discardableResult
+    func finishInterrupted() throws(CKError) -> String? {
+        guard let op = try Intent.recover(dir) else { return nil }
         // Which logs it replaced is not recorded: the index (a cache) starts again.
         try index()?.clear()
         warnings.append("\(dir): finished an interrupted '\(op)'")
+        return op
     }
 
     func readSchema() throws(CKError) -> Schema {

@@ -32,6 +32,8 @@ public struct StoreDoctor {
         var d = StoreDoctor(store: store, repair: repair)
         let lock = try FileLock(path: store.lockPath, exclusive: repair)
         defer { lock.unlock() }
+        let root = store.root
+        d.checkInterrupted(root) { () throws(CKError) -> String? in try Intent.recover(root) }
         d.checkRoot()
         for id in FileIO.list(store.root + "/containers") where !id.hasPrefix(".") {
             d.checkContainer(id)
@@ -101,8 +103,11 @@ public struct StoreDoctor {
                 note(.problem, config, "rewritten", fix: "a new ck.json points at \(first ?? "no container")" + (moved.map { "; the old file is \($0)" } ?? ""), repaired: true)
             } catch { note(.problem, config, "could not rewrite: \(error.reason)", fix: "check permissions") }
         }
-        let known: Set<String> = ["ck.json", "containers", ".lock", "lost+found"]
-        for name in FileIO.list(store.root) where !known.contains(name) && !name.hasPrefix(".ck.json.tmp") {
+        // devices/ holds sync replicas (docs/sync.md); ck makes it.
+        let known: Set<String> = ["ck.json", "containers", ".lock", "lost+found", "devices"]
+        let entries = Set(checkEntries(store.root))
+        for name in FileIO.list(store.root) where !known.contains(name) && entries.contains(name)
+            && !name.hasPrefix(Intent.pendingPrefix) && name != Intent.fileName {
             note(.warning, store.root + "/" + name, "not a file ck makes", fix: "move it out of the store")
         }
     }
@@ -122,13 +127,17 @@ public struct StoreDoctor {
             guard FileIO.isDirectory(envDir) else { continue }
             let envStore = EnvironmentStore(containerDir: dir, environment: env, indexEnabled: store.indexEnabled)
             do {
-                try envStore.locked(exclusive: repair) { () throws(CKError) in checkEnvironment(envStore) }
+                try envStore.locked(exclusive: repair, recover: false) { () throws(CKError) in
+                    checkInterrupted(envStore.dir) { () throws(CKError) -> String? in try envStore.finishInterrupted() }
+                    checkEnvironment(envStore)
+                }
             } catch {
                 note(.problem, envDir, error.reason, fix: "check permissions and locks")
             }
         }
         let known: Set<String> = ["container.json", "development", "production", ".lock"]
-        for name in FileIO.list(dir) where !known.contains(name) && !name.hasPrefix(".container.json.tmp") {
+        let entries = Set(checkEntries(dir))
+        for name in FileIO.list(dir) where !known.contains(name) && entries.contains(name) {
             note(.warning, dir + "/" + name, "not a file ck makes", fix: "move it out of the store")
         }
     }
@@ -159,20 +168,20 @@ public struct StoreDoctor {
         for path in env.allLogPaths() { checkLog(path, env: env, assets: &referenced) }
         // Subscriptions and notifications.
         checkSubscriptions(env)
-        for name in FileIO.list(env.notificationsDir).sorted() {
+        for name in FileIO.list(env.notificationsDir).sorted() where !name.hasPrefix(".") && !FileIO.isSymlink(env.notificationsDir + "/" + name) {
             let path = env.notificationsDir + "/" + name
             if name.hasSuffix(".jsonl") { checkNotifications(path) } else { note(.warning, path, "not a file ck makes", fix: "move it out of the store") }
         }
         // Index.
         checkIndex(env)
         // Assets records refer to but the store lacks.
-        let present = Set(FileIO.list(env.assetsDir))
+        let present = Set(FileIO.list(env.assetsDir).filter { !$0.hasPrefix(".") })
         for hash in referenced.sorted() where !present.contains(hash) {
             note(.problem, env.assetsDir + "/" + hash, "a record refers to this asset but its file is missing",
                  fix: "restore the file (its name is the SHA-256 of its bytes), or save the record again with the asset")
         }
         // Assets nobody refers to.
-        for hash in FileIO.list(env.assetsDir) where !referenced.contains(hash) {
+        for hash in FileIO.list(env.assetsDir) where !referenced.contains(hash) && !hash.hasPrefix(".") && !FileIO.isSymlink(env.assetsDir + "/" + hash) {
             let path = env.assetsDir + "/" + hash
             if repair, let dest = moveAside(path) {
                 note(.warning, path, "asset no live record refers to", fix: "moved to \(dest)", repaired: true)
@@ -183,7 +192,10 @@ public struct StoreDoctor {
         // Leftovers and strangers.
         let known: Set<String> = ["schema.json", "zones.json", "public", "private", "assets", ".lock", ".index.sqlite",
                                   ".index.sqlite-wal", ".index.sqlite-shm", ".index.sqlite-journal", "subscriptions.json", "faults.json", "notifications"]
-        for name in FileIO.list(env.dir) where !known.contains(name) {
+        for sub in ["public", "assets", "notifications"] { _ = checkEntries(env.dir + "/" + sub) }
+        for user in checkEntries(env.dir + "/private") { _ = checkEntries(env.dir + "/private/" + user) }
+        for name in FileIO.list(env.dir) where !known.contains(name) && !name.hasPrefix(Intent.pendingPrefix)
+            && !name.hasPrefix(FileIO.deletingPrefix) && name != Intent.fileName {
             let path = env.dir + "/" + name
             if name.contains(".tmp-") {
                 if repair, let dest = moveAside(path) {
