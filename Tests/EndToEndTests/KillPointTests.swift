@@ -75,7 +75,9 @@ import Testing
                // Notification IDs are random: everything else of each line is compared.
                let list = try s.ck("notification", "list", "-o", "plain").stdout.split(separator: "\n")
                    .map { $0.split(separator: "\t").dropFirst().joined(separator: "\t") }
-               return [try s.ck("export").stdout, list.joined(separator: "\n")]
+               // Each run saves at its own time: the timestamps of the new records are left out.
+               let export = try s.ck("export").stdout.split(separator: "\n").filter { !$0.contains("\"timestamp\":") }
+               return [export.joined(separator: "\n"), list.joined(separator: "\n")]
            })
     }
 
@@ -161,7 +163,7 @@ enum KillPoints {
             if killed.status == 0 { problems.append("\(at): not killed (the run took another path)"); continue }
             let seen = try observe(s)
             if seen == before { sawBefore += 1 } else if seen == after { sawAfter += 1 } else {
-                problems.append("\(at): the store is neither as before nor as after: \(zip(seen, after).first { $0 != $1 }.map { "\($0.0.prefix(300))" } ?? "")")
+                problems.append("\(at): the store is neither as before nor as after: \(firstDifference(seen, after))")
             }
             let doctor = try s.ck("doctor")
             if doctor.status != 0 { problems.append("\(at): doctor found problems: \(doctor.stdout.prefix(400))") }
@@ -176,6 +178,17 @@ enum KillPoints {
         }
         print("KillPointTests: \(name): \(points.count) kill points, \(chosen.count) run: \(sawBefore) as before, \(sawAfter) as after, \(problems.count) problems")
         #expect(problems.isEmpty, "\(name): \(problems.count) of \(chosen.count) kill points: \(problems.prefix(5).joined(separator: "\n"))")
+    }
+
+    /// Where two observations first differ, line by line (for the failure message).
+    static func firstDifference(_ a: [String], _ b: [String]) -> String {
+        for (x, y) in zip(a, b) where x != y {
+            let xl = x.split(separator: "\n", omittingEmptySubsequences: false), yl = y.split(separator: "\n", omittingEmptySubsequences: false)
+            for i in 0..<max(xl.count, yl.count) where i >= xl.count || i >= yl.count || xl[i] != yl[i] {
+                return "line \(i + 1): '\(i < xl.count ? xl[i] : "(none)")' where after has '\(i < yl.count ? yl[i] : "(none)")'"
+            }
+        }
+        return "(same)"
     }
 
     /// The calls of a trace that change a file or write output, each with its occurrence number among calls of

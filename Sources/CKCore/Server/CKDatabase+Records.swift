@@ -57,6 +57,8 @@ extension CKDatabase {
                     if session.schemaChanged { try env.writeSchema(session.schema) }
                     // Read before the log moves on: a change's "before" record is what the reader sees now.
                     let changes = hook.isEmpty ? [] : try hook.changes(session.entries, reader: reader)
+                    let pending = changes.isEmpty ? nil : try hook.prepare(changes, schema: session.schema, logPath: path,
+                                                                           at: tail.validLength, entries: session.entries)
                     let spans = try ZoneLog.append(path, session.entries, after: tail, sync: false)
                     appended = true
                     if let index = try env.index() {
@@ -68,7 +70,7 @@ extension CKDatabase {
                     seq = session.seq
                     schema = session.schema
                     wrote = true
-                    if !changes.isEmpty { try hook.deliver(changes, schema: schema, logPath: path) }
+                    try pending?.deliver(env, checkExisting: false)
                 }
                 try each(result)
                 sinceSync += 1

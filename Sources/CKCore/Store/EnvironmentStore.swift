@@ -57,7 +57,8 @@ final class EnvironmentStore {
                 throw CKError(.badContainer, "container at \(containerDir) was deleted")
             }
             let left = Intent.leftovers(dir)
-            if recover && (left.intent || (exclusive && !left.trees.isEmpty)) {
+            let notes = FileIO.lexists(PendingNotifications.path(self))
+            if recover && (left.intent || notes || (exclusive && !left.trees.isEmpty)) {
                 // An operation on several files was interrupted: finished before anyone reads, under the exclusive lock.
                 if exclusive { try finishInterrupted() } else {
                     l.unlock()
@@ -74,6 +75,9 @@ final class EnvironmentStore {
     /// Finishes (or rolls back) an interrupted operation on several files; call with the exclusive lock held.
     @discardableResult
     func finishInterrupted() throws(CKError) -> String? {
+        if try PendingNotifications.recover(self) == true {
+            warnings.append("\(dir): delivered the notifications of a change a crash interrupted")
+        }
         guard let op = try Intent.recover(dir) else { return nil }
         // Which logs it replaced is not recorded: the index (a cache) starts again.
         try index()?.clear()

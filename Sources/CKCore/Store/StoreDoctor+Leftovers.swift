@@ -24,6 +24,23 @@ extension StoreDoctor {
         }
     }
 
+    /// Notifications recorded for a change that a crash interrupted before they reached the notification logs.
+    mutating func checkPendingNotifications(_ env: EnvironmentStore) {
+        let path = PendingNotifications.path(env)
+        guard FileIO.lexists(path) else { return }
+        let what = "notifications of a change that a crash interrupted, not yet delivered"
+        guard repair else {
+            note(.warning, path, what, fix: "the next command in this environment delivers them (or drops them if the change never reached the log); 'ck doctor --repair' does it now")
+            return
+        }
+        do {
+            let delivered = try PendingNotifications.recover(env)
+            note(.warning, path, what, fix: delivered == true ? "delivered" : "dropped: the change never reached the log", repaired: true)
+        } catch {
+            note(.problem, path, "\(what): \(error.reason)", fix: "move it out of the store (the notifications are then lost)")
+        }
+    }
+
     /// Checks the entries of a directory ck fills (zone logs, assets, notifications): symlinks and other
     /// non-regular files, temporary files and half-removed trees. Returns the names that are ordinary files.
     mutating func checkEntries(_ dir: String) -> [String] {

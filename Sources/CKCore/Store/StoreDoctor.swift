@@ -128,6 +128,7 @@ public struct StoreDoctor {
             let envStore = EnvironmentStore(containerDir: dir, environment: env, indexEnabled: store.indexEnabled)
             do {
                 try envStore.locked(exclusive: repair, recover: false) { () throws(CKError) in
+                    checkPendingNotifications(envStore)
                     checkInterrupted(envStore.dir) { () throws(CKError) -> String? in try envStore.finishInterrupted() }
                     checkEnvironment(envStore)
                 }
@@ -191,7 +192,8 @@ public struct StoreDoctor {
         }
         // Leftovers and strangers.
         let known: Set<String> = ["schema.json", "zones.json", "public", "private", "assets", ".lock", ".index.sqlite",
-                                  ".index.sqlite-wal", ".index.sqlite-shm", ".index.sqlite-journal", "subscriptions.json", "faults.json", "notifications"]
+                                  ".index.sqlite-wal", ".index.sqlite-shm", ".index.sqlite-journal", "subscriptions.json", "faults.json", "notifications",
+                                  PendingNotifications.fileName]
         for sub in ["public", "assets", "notifications"] { _ = checkEntries(env.dir + "/" + sub) }
         for user in checkEntries(env.dir + "/private") { _ = checkEntries(env.dir + "/private/" + user) }
         for name in FileIO.list(env.dir) where !known.contains(name) && !name.hasPrefix(Intent.pendingPrefix)
