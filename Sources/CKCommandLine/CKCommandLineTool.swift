@@ -7,6 +7,12 @@ public enum CKCommandLineTool {
     public static func runAndExit(_ arguments: [String]) -> Never {
         let code = run(arguments, terminal: .process)
         StreamWriter.stdout.flush()
+        // Output that did not reach stdout is a failure, whatever the command did.
+        if let why = StreamWriter.stdout.failure {
+            StreamWriter.stderr.write("ck: internalError (1): cannot write to standard output: \(why)\n")
+            StreamWriter.stderr.flush()
+            exit(code == ExitCode.success ? ExitCode.failure : code)
+        }
         StreamWriter.stderr.flush()
         exit(code)
     }

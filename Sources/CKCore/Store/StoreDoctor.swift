@@ -250,8 +250,19 @@ public struct StoreDoctor {
         var bad: [UInt8] = []
         var badLines: [Int] = []
         var live: [String: Record] = [:]
+        // The whole lines of a request cut short stand or fall together with it: never applied, kept aside.
+        let parsed = try? ZoneLog.parse(bytes, base: 0, firstLine: 1, path: path, into: ZoneLogContents())
+        let incompleteFrom = parsed.flatMap { $0.tornBytes > 0 && $0.validLength < bytes.count ? $0.validLength : nil }
+        var incomplete: [Int] = []
         JSONLines.forEach(bytes) { line in
             if line.isBlank { return }
+            let start = line.next - line.bytes.count - (line.terminated ? 1 : 0)
+            if let from = incompleteFrom, start >= from, line.terminated {
+                incomplete.append(line.number)
+                bad.append(contentsOf: line.bytes)
+                bad.append(0x0A)
+                return
+            }
             if let json = try? JSON.parse(utf8: line.bytes), let entry = try? LogEntry(json: json, path: path) {
                 good.append(contentsOf: line.bytes)
                 good.append(0x0A)
@@ -269,6 +280,11 @@ public struct StoreDoctor {
                 bad.append(contentsOf: line.bytes)
                 bad.append(0x0A)
             }
+        }
+        if let first = incomplete.first, let last = incomplete.last {
+            note(.warning, "\(path):\(first)", "lines \(first)–\(last): an incomplete request of several lines (an interrupted write), never applied",
+                 fix: repair ? "moved to lost+found" : "the next write to this zone moves them to lost+found; 'ck doctor --repair' does it now",
+                 repaired: repair)
         }
         for n in badLines {
             note(.problem, "\(path):\(n)", "not a valid log line: reads of this zone fail until it is fixed",
