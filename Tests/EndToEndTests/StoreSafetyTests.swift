@@ -155,4 +155,43 @@ import Glibc
         #expect(!FileManager.default.fileExists(atPath: env(s) + "/private/\(user)/.deleting-x1"))
         #expect(try s.ck("zone", "list").stdout == "_defaultZone\t\(user)\t-\n")
     }
+
+    @Test func rebuildingZonesNeverLowersTheSequence() throws {
+        let s = try Sandbox()
+        try s.ck("zone", "create", "Z")
+        try s.ck("-z", "Z", "record", "save", "Note", "--name", "a", "v:int64=1")
+        // A zones.json cut short whose lastSeq (500, as if from a long history) is still readable.
+        try #"{"format": 1, "lastSeq": 500, "zones": [{"#.write(toFile: env(s) + "/zones.json", atomically: false, encoding: .utf8)
+        #expect(try s.ck("doctor", "--repair").status == 0)
+        let rebuilt = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: env(s) + "/zones.json"))) as? [String: Any])
+        // 500, then one new number for the one zone rebuilt.
+        #expect((rebuilt["lastSeq"] as? NSNumber)?.intValue == 501)
+        let zone = try #require((rebuilt["zones"] as? [[String: Any]])?.first)
+        #expect((zone["zoneName"] as? String) == "Z")
+        #expect((zone["compactedSeq"] as? NSNumber)?.intValue == 500)
+        // The next save takes 502: change tag "dy" in base 36.
+        #expect(try s.ck("-z", "Z", "record", "save", "Note", "--name", "b", "v:int64=2").stdout == "b\tNote\tdy\tv=2\n")
+    }
+
+    @Test func invalidUTF8InAnArgumentIsRefused() throws {
+        let s = try Sandbox()
+        // Through a shell: Process passes only valid strings. Byte 0xFF after "t=x" in the 6th argument.
+        let r = try s.run(["-c", #"exec "$0" record save Note --name a "t=x$(printf '\377')""#, Sandbox.binary], program: "/bin/sh")
+        #expect(r.status == 8)
+        #expect(r.stderr == "ck: invalidArguments (12): argument 6 is not valid UTF-8 (byte 4)\n")
+        #expect(try s.ck("record", "fetch", "a").status == 3, "nothing was saved")
+    }
+
+    @Test func doctorRefusesANewerStoreFormat() throws {
+        let s = try Sandbox()
+        try s.ck("record", "save", "Note", "--name", "a", "t=1")
+        try #"{"format": 2, "currentContainer": "iCloud.ck.default"}"#.write(toFile: s.dir + "/store/ck.json", atomically: false, encoding: .utf8)
+        for args in [["doctor"], ["doctor", "--repair"]] {
+            let r = try s.run(args)
+            #expect(r.status == 1)
+            #expect(r.stderr.contains("ck: incompatibleVersion"), "\(r.stderr)")
+            #expect(r.stderr.contains("store format 2 is newer than this ck understands (1)"), "\(r.stderr)")
+        }
+        #expect(try String(contentsOfFile: s.dir + "/store/ck.json", encoding: .utf8).contains("\"format\": 2"))
+    }
 }

@@ -33,8 +33,9 @@ enum FileIO {
         defer { close(fd) }
         var st = Glibc.stat()
         guard fstat(fd, &st) == 0 else { throw CKError.internalError("cannot stat \(path): \(errnoText())") }
-        guard (st.st_mode & S_IFMT) == S_IFREG else { throw notRegular(path) }
-        let size = Int(st.st_size)
+        // Reads stop at the size fstat reports: a FIFO or device planted in the store reads as empty and can't hang
+        // (O_NONBLOCK), and a user's /dev/null reads as the empty file it is.
+        let size = (st.st_mode & S_IFMT) == S_IFREG ? Int(st.st_size) : 0
         let start = offset.map { min(max(0, $0), size) } ?? size - min(size, count)
         var out = [UInt8](repeating: 0, count: min(size - start, count))
         var done = 0
@@ -88,7 +89,8 @@ enum FileIO {
         // Short enough that a name of 255 bytes still fits after the prefix is cut.
         let name = String((path as NSString).lastPathComponent.prefix(200))
         while true {
-            let tmp = dir + "/." + name + ".tmp-" + String(UInt64.random(in: 0...UInt64.max), radix: 36)
+            // Random, so it can't be guessed in advance; the pid last, so a leftover names the process that left it.
+            let tmp = dir + "/." + name + ".tmp-" + String(UInt64.random(in: 0...UInt64.max), radix: 36) + "-\(getpid())"
             let fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o644)
             if fd >= 0 { return (tmp, fd) }
             if errno != EEXIST { throw CKError.internalError("cannot create \(tmp): \(errnoText())") }
@@ -235,7 +237,7 @@ enum FileIO {
         guard lexists(path) else { return }
         let dir = (path as NSString).deletingLastPathComponent
         // A short name: the original may already be as long as a file name can be.
-        let trash = dir + "/" + deletingPrefix + String(UInt64.random(in: 0...UInt64.max), radix: 36)
+        let trash = dir + "/" + deletingPrefix + String(UInt64.random(in: 0...UInt64.max), radix: 36) + "-\(getpid())"
         guard rename(path, trash) == 0 else { throw CKError.internalError("cannot remove \(path): \(errnoText())") }
         syncDirectory(dir)
         removeNow(trash)

@@ -29,6 +29,11 @@ public struct StoreDoctor {
     var lostFound: String? = nil
 
     public static func examine(_ store: CKStore, repair: Bool) throws(CKError) -> [DoctorFinding] {
+        // A store of a newer format is not checked (nor "repaired") by rules that don't apply to it.
+        if let f = (try? JSONFile.readObject(store.configPath))??["format"]?.int64Value, f > CKStore.formatVersion {
+            throw CKError(.incompatibleVersion, "\(store.configPath): store format \(f) is newer than this ck understands (\(CKStore.formatVersion))",
+                          hint: "use a ck that understands it; nothing was checked or changed")
+        }
         var d = StoreDoctor(store: store, repair: repair)
         let lock = try FileLock(path: store.lockPath, exclusive: repair)
         defer { lock.unlock() }
@@ -221,22 +226,44 @@ public struct StoreDoctor {
     }
 
     mutating func rebuildZones(_ env: EnvironmentStore) {
+        // Sequence numbers must never repeat: the broken file's own lastSeq counts if it can still be read.
+        let salvaged = ((try? FileIO.read(env.zonesPath)) ?? nil).map(StoreDoctor.salvageLastSeq) ?? 0
         let moved = FileIO.exists(env.zonesPath) ? moveAside(env.zonesPath) : nil
         var catalog = ZoneCatalog()
+        var seq = max(salvaged, (try? env.highestSeq(catalog: ZoneCatalog())) ?? 0)
+        let highest = seq
         for user in FileIO.list(env.dir + "/private") where !user.hasPrefix(".") {
             for file in FileIO.list(env.dir + "/private/" + user) where file.hasSuffix(".jsonl") {
                 let name = String(file.dropLast(6))
                 if name == Names.defaultZoneName { continue }
-                catalog.zones.append(Zone(zoneID: ZoneID(zoneName: name, ownerRecordName: user), database: .private,
-                                          capabilities: ZoneCapability.defaults, created: store.now(), seq: 0))
+                // A new number for each zone, so database tokens see it changed; and its history counts as
+                // compacted up to now (what gc removed is unknown), so older zone tokens expire and devices refetch.
+                seq += 1
+                var zone = Zone(zoneID: ZoneID(zoneName: name, ownerRecordName: user), database: .private,
+                                capabilities: ZoneCapability.defaults, created: store.now(), seq: seq)
+                zone.compactedSeq = highest
+                catalog.zones.append(zone)
             }
         }
-        catalog.lastSeq = (try? env.highestSeq(catalog: ZoneCatalog())) ?? 0
+        catalog.lastSeq = seq
         do {
             try env.writeCatalog(catalog)
             note(.problem, env.zonesPath, "rebuilt from \(catalog.zones.count) zone log(s) with default capabilities",
                  fix: moved.map { "the old file is \($0)" } ?? "recreated", repaired: true)
         } catch { note(.problem, env.zonesPath, "could not rewrite: \(error.reason)", fix: "check permissions") }
+    }
+
+    /// The largest `"lastSeq": N` in what is left of a broken zones.json (0 if none).
+    static func salvageLastSeq(_ bytes: [UInt8]) -> Int64 {
+        let text = String(decoding: bytes, as: UTF8.self)
+        var best: Int64 = 0
+        var rest = Substring(text)
+        while let r = rest.range(of: "\"lastSeq\"") {
+            rest = rest[r.upperBound...]
+            let digits = rest.drop { $0 == " " || $0 == ":" || $0 == "\n" || $0 == "\t" }.prefix { $0.isASCII && $0.isNumber }
+            if let n = Int64(digits) { best = max(best, n) }
+        }
+        return best
     }
 
     /// Checks every line of a log; with repair, rewrites it without bad lines and cuts a torn tail,
