@@ -5,8 +5,20 @@ import Foundation
 public enum CKCommandLineTool {
     /// Runs `ck` with these arguments (without the program name) and exits.
     public static func runAndExit(_ arguments: [String]) -> Never {
+        // Swift turns bytes that are not UTF-8 into U+FFFD; they are refused instead, as in JSON input.
+        if let bad = invalidArgument() {
+            StreamWriter.stderr.write("ck: invalidArguments (12): argument \(bad.index) is not valid UTF-8 (byte \(bad.offset + 1))\n")
+            StreamWriter.stderr.flush()
+            exit(ExitCode.rejectedInput)
+        }
         let code = run(arguments, terminal: .process)
         StreamWriter.stdout.flush()
+        // Output that did not reach stdout is a failure, whatever the command did.
+        if let why = StreamWriter.stdout.failure {
+            StreamWriter.stderr.write("ck: internalError (1): cannot write to standard output: \(why)\n")
+            StreamWriter.stderr.flush()
+            exit(code == ExitCode.success ? ExitCode.failure : code)
+        }
         StreamWriter.stderr.flush()
         exit(code)
     }
@@ -43,6 +55,25 @@ public enum CKCommandLineTool {
             if let inv = invocation { printWarnings(inv) }
             return ErrorReport.report(error, invocation: invocation, terminal: terminal, json: wantsJSON)
         }
+    }
+
+    /// The first process argument (1-based, after the program name) whose bytes are not valid UTF-8, and where.
+    static func invalidArgument() -> (index: Int, offset: Int)? {
+        for i in 1..<Int(CommandLine.argc) {
+            guard let p = CommandLine.unsafeArgv[i] else { continue }
+            let bytes = UnsafeBufferPointer(start: UnsafeRawPointer(p).assumingMemoryBound(to: UInt8.self), count: strlen(p))
+            var it = bytes.makeIterator()
+            var decoder = UTF8()
+            var offset = 0
+            loop: while true {
+                switch decoder.decode(&it) {
+                case .scalarValue(let v): offset += String(v).utf8.count
+                case .emptyInput: break loop
+                case .error: return (i, offset)
+                }
+            }
+        }
+        return nil
     }
 
     static func printWarnings(_ inv: Invocation) {

@@ -150,13 +150,12 @@ final class Invocation {
         return answer == "y" || answer == "yes"
     }
 
-    /// Writes a whole document to `file` (atomically), or to stdout when no file is given.
+    /// Writes a whole document to `file` (see `OutputFile`: a regular file atomically, a FIFO or device in place,
+    /// a symlink refused), or to stdout when no file is given.
     func writeDocument(_ text: String, to file: String?) throws {
         guard let file else { out(text); return }
         let path = file.hasPrefix("/") ? file : terminal.workingDirectory + "/" + file
-        do { try text.write(toFile: path, atomically: true, encoding: .utf8) } catch {
-            throw CKError(.internalError, "cannot write \(file): \(error.localizedDescription)")
-        }
+        try OutputFile.write(path, Array(text.utf8))
         note("wrote \(file)")
     }
 

@@ -71,6 +71,8 @@ final class StreamWriter: @unchecked Sendable {
 
     private let fd: Int32
     private var buffer: [UInt8] = []
+    /// Why a write failed (a full disk, a closed descriptor); once set, the rest is dropped and ck exits non-zero.
+    private(set) var failure: String? = nil
 
     init(fd: Int32) { self.fd = fd }
 
@@ -85,16 +87,20 @@ final class StreamWriter: @unchecked Sendable {
     }
 
     func flush() {
+        defer { buffer.removeAll(keepingCapacity: true) }
+        guard failure == nil else { return }
         var done = 0
         while done < buffer.count {
             let n = buffer.withUnsafeBytes { buf -> Int in
                 guard let base = buf.baseAddress else { return 0 }
-                return Glibc.write(fd, base + done, buf.count - done)
+                return Glibc.write(fd, base + done, min(buf.count - done, 1 << 30))
             }
             if n < 0 && errno == EINTR { continue }
-            if n <= 0 { break }  // a closed pipe: drop the rest
+            if n <= 0 {
+                failure = n < 0 ? String(cString: strerror(errno)) : "no progress"
+                return
+            }
             done += n
         }
-        buffer.removeAll(keepingCapacity: true)
     }
 }

@@ -18,7 +18,8 @@ public struct FileSource: Sendable {
     public static func directory(_ directory: String) -> FileSource {
         let full: @Sendable (String) -> String = { file in file.hasPrefix("/") ? file : directory + "/" + file }
         return FileSource(read: { (file: String, path: String) throws(CKError) -> [UInt8] in
-            guard !FileIO.isDirectory(full(file)), let bytes = try? FileIO.read(full(file)) else {
+            // The caller's own file, outside the store: links are followed, as any program reading a path does.
+            guard !FileIO.isDirectory(full(file)), let bytes = FileIO.readOutside(full(file)) else {
                 throw CKError(.assetFileNotFound, "\(path): cannot read file '\(file)'")
             }
             return bytes

@@ -198,51 +198,57 @@ extension CKContainer {
                 throw CKError(.serverRecordChanged, "the \(environment.rawValue) environment of \(identifier) already has records or zones",
                               serverErrorCode: "EXISTS", hint: "pass --replace to replace everything in it")
             }
-            if replace {
-                // Dropped zones reach the database change feed, so devices toss their copies.
-                try db.dropZones(myZones, catalog: &catalog, notify: false)
-                for p in mine where FileIO.exists(p) {
-                    try FileIO.removeTree(p)
-                    try env.index()?.sync(p, warnings: &env.warnings)
-                }
-                // Notifications belong to the subscriptions and records being replaced.
-                for n in FileIO.list(env.notificationsDir) where owns((n as NSString).deletingPathExtension) {
-                    try FileIO.removeTree(env.notificationsDir + "/" + n)
-                }
-            }
+            // Zones this import replaces go through the effects stage's bookkeeping: the database change feed
+            // reports them deleted, so devices toss their copies.
+            if replace { try db.recordDropped(myZones, catalog: &catalog) }
             var seq = try env.highestSeq(catalog: catalog)
+            // Assets are named by their bytes: adding them first changes nothing a reader sees.
             for (h, bytes) in assets.sorted(by: { $0.key < $1.key }) { try env.storeAsset(sha256: h, bytes: bytes) }
-            try env.writeSchema(schema)
             var byLog: [String: [LogEntry]] = [:]
             var order: [String] = []
             for (db, r) in records {
-                let path = env.logPath(database: db, zone: r.zoneID)
+                let path = env.relative(env.logPath(database: db, zone: r.zoneID))
                 if byLog[path] == nil { order.append(path) }
                 seq += 1
                 byLog[path, default: []].append(.save(seq: seq, record: r))
                 // Imported tags stay as they were; later tags must not meet them.
                 if let n = Int64(r.changeTag, radix: 36) { seq = max(seq, n) }
             }
-            var written = 0
-            for path in order {
-                guard let entries = byLog[path] else { continue }
-                for start in stride(from: 0, to: entries.count, by: CKDatabase.maxOperationsPerRequest) {
-                    let chunk = Array(entries[start..<min(start + CKDatabase.maxOperationsPerRequest, entries.count)])
-                    let tail = try env.openZone(path).tail
-                    let spans = try ZoneLog.append(path, chunk, after: tail)
-                    try env.index()?.appended(path, chunk, spans: spans, after: tail)
-                    written += chunk.count
-                    progress(written, records.count)
-                }
-            }
             catalog.zones.removeAll { owns($0.zoneID.ownerRecordName) }
             catalog.zones += zones.map { var z = $0; seq += 1; z.seq = seq; return z }
             catalog.lastSeq = seq
-            try env.writeCatalog(catalog)
-            if !subscriptions.isEmpty || FileIO.exists(env.subscriptionsPath) {
-                var file = SubscriptionFile()
-                file.subscriptions = oldSubscriptions.filter { !owns($0.ownerRecordName) } + subscriptions
-                try file.write(env.subscriptionsPath)
+            let writeSubscriptions = !subscriptions.isEmpty || FileIO.exists(env.subscriptionsPath)
+            // What is replaced: the public database and the caller's private tree and notifications (everyone's
+            // with allUsers). The new trees are built aside and swapped in whole.
+            let privateTrees = allUsers ? ["private"] : me.map { ["private/" + $0] } ?? []
+            let notifications = allUsers ? ["notifications"] : me.map { ["notifications/" + $0 + ".jsonl"] } ?? []
+            let staging = ["public"] + privateTrees + ["schema.json", "zones.json"] + (writeSubscriptions ? ["subscriptions.json"] : [])
+            try env.replaceData(operation: "import", staging: staging, remove: notifications) { (staged) throws(CKError) in
+                for (name, path) in staged where !name.hasSuffix(".json") { try FileIO.makeDirectory(path) }
+                var written = 0
+                for rel in order {
+                    // The staged tree that holds this log: "public", "private" or "private/<owner>".
+                    guard let entries = byLog[rel],
+                          let top = staging.filter({ rel.hasPrefix($0 + "/") }).max(by: { $0.count < $1.count }),
+                          let root = staged[top] else { continue }
+                    let path = root + rel.dropFirst(top.count)
+                    try FileIO.makeDirectory((path as NSString).deletingLastPathComponent)
+                    var tail = ZoneLogContents()
+                    for start in stride(from: 0, to: entries.count, by: CKDatabase.maxOperationsPerRequest) {
+                        let chunk = Array(entries[start..<min(start + CKDatabase.maxOperationsPerRequest, entries.count)])
+                        let spans = try ZoneLog.append(path, chunk, after: tail, sync: false)
+                        tail = ZoneLogContents.after(tail, spans: spans, count: chunk.count)
+                        written += chunk.count
+                        progress(written, records.count)
+                    }
+                }
+                if let p = staged["schema.json"] { try JSONFile.write(p, schema.json) }
+                if let p = staged["zones.json"] { try JSONFile.write(p, catalog.json) }
+                if let p = staged["subscriptions.json"] {
+                    var file = SubscriptionFile()
+                    file.subscriptions = oldSubscriptions.filter { !owns($0.ownerRecordName) } + subscriptions
+                    try file.write(p)
+                }
             }
             try writeKeyValueStores(keyValueStores, env: env, replace: replace, owns: owns)
             return FixtureSummary(zones: zones.count, records: records.count, assets: assets.count, users: users.count,

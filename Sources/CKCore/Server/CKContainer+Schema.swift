@@ -113,15 +113,15 @@ extension CKContainer {
             // Every zone goes through the effects stage, so the database change feed tells devices to toss them.
             // Sequence numbers keep growing across a reset, so change tags stay unique.
             let owner = CKDatabase(container: self, scope: .private, environment: .development, owner: "")
-            try owner.dropZones(catalog.zones, catalog: &catalog, notify: false)
+            try owner.recordDropped(catalog.zones, catalog: &catalog)
             catalog.lastSeq = try dev.highestSeq(catalog: catalog) + 1
-            try dev.writeSchema(production)
-            try dev.writeCatalog(catalog)
-            for sub in ["public", "private", "assets"] {
-                try FileIO.removeTree(dev.dir + "/" + sub)
-                try FileIO.makeDirectory(dev.dir + "/" + sub)
+            // All of development's data goes in one all-or-nothing swap.
+            try dev.replaceData(operation: "schema reset", staging: ["public", "private", "assets", "schema.json", "zones.json"],
+                                remove: []) { (staged) throws(CKError) in
+                for n in ["public", "private", "assets"] { if let p = staged[n] { try FileIO.makeDirectory(p) } }
+                if let p = staged["schema.json"] { try JSONFile.write(p, production.json) }
+                if let p = staged["zones.json"] { try JSONFile.write(p, catalog.json) }
             }
-            try dev.index()?.clear()
             return deleted
         }
     }

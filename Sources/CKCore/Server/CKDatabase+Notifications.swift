@@ -195,15 +195,15 @@ struct NotificationHook {
         return (byOwner, true)
     }
 
-    /// Fires for one request and makes it durable: the zone log is synced first, so a notification never
-    /// names a change a crash could lose; then each owner's lines are appended and fsynced.
-    mutating func deliver(_ changes: [Change], schema: Schema, logPath: String) throws(CKError) {
+    /// Fires for one request before its log append and records the notifications durably (nil when none fire):
+    /// `PendingNotifications.deliver` after the append writes them, or recovery does after a crash.
+    mutating func prepare(_ changes: [Change], schema: Schema, logPath: String, at offset: Int,
+                          entries: [LogEntry]) throws(CKError) -> PendingNotifications? {
         let (byOwner, removed) = fire(changes, schema: schema)
-        if !byOwner.isEmpty { try FileIO.sync(logPath) }
-        for owner in byOwner.keys.sorted() {
-            guard let list = byOwner[owner] else { continue }
-            try NotificationLog.append(db.env.notificationsPath(owner), list.map { .notify($0) })
-        }
-        if removed { try file.write(db.env.subscriptionsPath) }
+        guard !byOwner.isEmpty || removed, let first = entries.first else { return nil }
+        let pending = PendingNotifications(log: db.env.relative(logPath), offset: offset, count: entries.count, firstSeq: first.seq,
+                                           byOwner: byOwner, subscriptions: removed ? file : nil)
+        try pending.record(db.env)
+        return pending
     }
 }

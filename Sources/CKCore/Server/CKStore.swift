@@ -25,6 +25,12 @@ public final class CKStore: @unchecked Sendable {
     /// Opens the store, creating it (with its default container) on first use.
     public static func open(_ location: StoreLocation) throws(CKError) -> CKStore {
         let store = CKStore(location: location)
+        if FileIO.lexists(store.root + "/" + Intent.fileName) {
+            // A container delete was interrupted: it is finished before anything reads the store.
+            let lock = try FileLock(path: store.lockPath, exclusive: true)
+            defer { lock.unlock() }
+            if let op = try Intent.recover(store.root) { store.warn("\(store.root): finished an interrupted '\(op)'") }
+        }
         if !FileIO.exists(store.configPath) { try store.create() }
         return store
     }
@@ -146,6 +152,7 @@ public final class CKStore: @unchecked Sendable {
     public func deleteContainer(_ id: String) throws(CKError) {
         let lock = try FileLock(path: lockPath, exclusive: true)
         defer { lock.unlock() }
+        try Intent.recover(root)
         try requireContainer(id)
         let dir = containerDir(id)
         var envLocks: [FileLock] = []
@@ -153,14 +160,17 @@ public final class CKStore: @unchecked Sendable {
             envLocks.append(try FileLock(path: dir + "/" + env.rawValue + "/.lock", exclusive: true))
         }
         var config = try readConfig()
+        // ck.json, the container and its devices change together: a crash leaves all three as before or after.
+        let intent = try Intent(base: root, operation: "container delete \(id)")
         if config["currentContainer"]?.stringValue == id {
             let others = try containerIDs().filter { $0 != id }
             config["currentContainer"] = others.first.map { .string($0) } ?? .null
-            try JSONFile.write(configPath, .object(config))
+            try JSONFile.write(intent.stage("ck.json"), .object(config))
         }
-        try FileIO.removeTree(dir)
+        intent.remove("containers/" + id)
         // Devices are clients of this container only: their replicas go with it.
-        try FileIO.removeTree(root + "/devices/" + id)
+        intent.remove("devices/" + id)
+        try intent.commit()
         envLocks.forEach { $0.unlock() }
     }
 

@@ -42,19 +42,47 @@ final class EnvironmentStore {
     }
 
     /// Runs `body` holding the environment's lock (exclusive for writers, shared for readers).
-    func locked<T>(exclusive: Bool, _ body: () throws(CKError) -> T) throws(CKError) -> T {
+    /// `recover: false` (doctor without --repair) leaves an interrupted operation for the caller to report.
+    func locked<T>(exclusive: Bool, recover: Bool = true, _ body: () throws(CKError) -> T) throws(CKError) -> T {
         let containerDir = (dir as NSString).deletingLastPathComponent
         guard FileIO.exists(containerDir + "/container.json") else {
             throw CKError(.badContainer, "container at \(containerDir) no longer exists")
         }
         try FileIO.makeDirectory(dir)
-        let l = try FileLock(path: dir + "/.lock", exclusive: exclusive)
-        defer { l.unlock() }
-        // The container may have been deleted while we waited for the lock.
-        guard FileIO.exists(containerDir + "/container.json") else {
-            throw CKError(.badContainer, "container at \(containerDir) was deleted")
+        while true {
+            let l = try FileLock(path: dir + "/.lock", exclusive: exclusive)
+            defer { l.unlock() }
+            // The container may have been deleted while we waited for the lock.
+            guard FileIO.exists(containerDir + "/container.json") else {
+                throw CKError(.badContainer, "container at \(containerDir) was deleted")
+            }
+            let left = Intent.leftovers(dir)
+            let notes = FileIO.lexists(PendingNotifications.path(self))
+            if recover && (left.intent || notes || (exclusive && !left.trees.isEmpty)) {
+                // An operation on several files was interrupted: finished before anyone reads, under the exclusive lock.
+                if exclusive { try finishInterrupted() } else {
+                    l.unlock()
+                    let x = try FileLock(path: dir + "/.lock", exclusive: true)
+                    defer { x.unlock() }
+                    try finishInterrupted()
+                    continue
+                }
+            }
+            return try body()
         }
-        return try body()
+    }
+
+    /// Finishes (or rolls back) an interrupted operation on several files; call with the exclusive lock held.
+    @discardableResult
+    func finishInterrupted() throws(CKError) -> String? {
+        if try PendingNotifications.recover(self) == true {
+            warnings.append("\(dir): delivered the notifications of a change a crash interrupted")
+        }
+        guard let op = try Intent.recover(dir) else { return nil }
+        // Which logs it replaced is not recorded: the index (a cache) starts again.
+        try index()?.clear()
+        warnings.append("\(dir): finished an interrupted '\(op)'")
+        return op
     }
 
     func readSchema() throws(CKError) -> Schema {
@@ -70,6 +98,32 @@ final class EnvironmentStore {
     }
 
     func writeCatalog(_ c: ZoneCatalog) throws(CKError) { try JSONFile.write(zonesPath, c.json) }
+
+    /// Writes the catalog and removes a zone log in one all-or-nothing operation (an `Intent`).
+    func replaceCatalog(_ c: ZoneCatalog, removing logPath: String, operation: String) throws(CKError) {
+        let intent = try Intent(base: dir, operation: operation)
+        try JSONFile.write(intent.stage("zones.json"), c.json)
+        intent.remove(relative(logPath))
+        try intent.commit { () throws(CKError) in try index()?.sync(logPath, warnings: &warnings) }
+    }
+
+    /// A path below the environment directory, relative to it.
+    func relative(_ path: String) -> String {
+        path.hasPrefix(dir + "/") ? String(path.dropFirst(dir.count + 1)) : path
+    }
+
+    /// Replaces the environment's data whole, as one all-or-nothing operation (import, reset): `build` writes the
+    /// new trees and files into the staged paths it is given (keys: "public", "private", "schema.json", …);
+    /// `remove` lists what goes without a replacement. The index starts again.
+    func replaceData(operation: String, staging names: [String], remove: [String],
+                     build: ([String: String]) throws(CKError) -> Void) throws(CKError) {
+        let intent = try Intent(base: dir, operation: operation)
+        var staged: [String: String] = [:]
+        for n in names { staged[n] = intent.stage(n) }
+        for n in remove where FileIO.lexists(dir + "/" + n) { intent.remove(n) }
+        try build(staged)
+        try intent.commit { () throws(CKError) in try index()?.clear() }
+    }
 
     /// Every zone log of the environment.
     func allLogPaths() -> [String] {

@@ -24,15 +24,18 @@ enum FileIO {
 
     /// `count` bytes from `offset` (nil: the last `count` bytes), fewer at the end of the file.
     static func readRange(_ path: String, from offset: Int?, count: Int) throws(CKError) -> [UInt8]? {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
         if fd < 0 {
             if errno == ENOENT { return nil }
+            if errno == ELOOP { throw refusedSymlink(path) }
             throw CKError.internalError("cannot read \(path): \(errnoText())")
         }
         defer { close(fd) }
         var st = Glibc.stat()
         guard fstat(fd, &st) == 0 else { throw CKError.internalError("cannot stat \(path): \(errnoText())") }
-        let size = Int(st.st_size)
+        // Reads stop at the size fstat reports: a FIFO or device planted in the store reads as empty and can't hang
+        // (O_NONBLOCK), and a user's /dev/null reads as the empty file it is.
+        let size = (st.st_mode & S_IFMT) == S_IFREG ? Int(st.st_size) : 0
         let start = offset.map { min(max(0, $0), size) } ?? size - min(size, count)
         var out = [UInt8](repeating: 0, count: min(size - start, count))
         var done = 0
@@ -49,24 +52,77 @@ enum FileIO {
         return out
     }
 
+    /// A caller's own file, outside the store, read to its end: links are followed and a FIFO or device reads as
+    /// it streams (`/dev/null` is empty). Nil when it can't be opened.
+    static func readOutside(_ path: String) -> [UInt8]? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var out: [UInt8] = []
+        var buf = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let n = buf.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+            if n < 0 { if errno == EINTR { continue }; return nil }
+            if n == 0 { return out }
+            out += buf[0..<n]
+        }
+    }
+
+    /// A file ck would open inside the store is a symlink: refused, so nothing outside the store is touched.
+    static func refusedSymlink(_ path: String) -> CKError {
+        CKError.corrupt(path: path, "is a symbolic link; ck does not follow links inside the store")
+    }
+
+    static func notRegular(_ path: String) -> CKError {
+        CKError.corrupt(path: path, "is not a regular file")
+    }
+
+    /// Writes all of `bytes`, going on after short writes and EINTR; any other failure is an error.
     static func writeAll(_ fd: Int32, _ bytes: [UInt8], path: String) throws(CKError) {
+        var failure: CKError? = nil
+        bytes.withUnsafeBytes { buf in
+            do throws(CKError) { try writeAll(fd, buf, path: path) } catch { failure = error }
+        }
+        if let failure { throw failure }
+    }
+
+    /// Writes a whole buffer. Each write(2) is at most 1 GiB (Linux writes at most 0x7FFFF000 bytes a call),
+    /// and the offset always advances by what the call reported.
+    static func writeAll(_ fd: Int32, _ buf: UnsafeRawBufferPointer, path: String) throws(CKError) {
+        guard let base = buf.baseAddress else { return }
         var done = 0
-        while done < bytes.count {
-            let n = bytes.withUnsafeBytes { buf -> Int in
-                guard let base = buf.baseAddress else { return 0 }
-                return write(fd, base + done, buf.count - done)
-            }
+        while done < buf.count {
+            let n = write(fd, base + done, min(buf.count - done, 1 << 30))
             if n < 0 { if errno == EINTR { continue }; throw CKError.internalError("cannot write \(path): \(errnoText())") }
+            if n == 0 { throw CKError.internalError("cannot write \(path): no progress (device full?)") }
             done += n
         }
     }
 
+    /// Creates a new file with an unpredictable name beside `path` (O_EXCL, O_NOFOLLOW); returns its path and fd.
+    static func createTemporary(beside path: String) throws(CKError) -> (path: String, fd: Int32) {
+        let dir = (path as NSString).deletingLastPathComponent
+        // Short enough that a name of 255 bytes still fits after the prefix is cut.
+        let name = String((path as NSString).lastPathComponent.prefix(200))
+        while true {
+            // Random, so it can't be guessed in advance; the pid last, so a leftover names the process that left it.
+            let tmp = dir + "/." + name + ".tmp-" + String(UInt64.random(in: 0...UInt64.max), radix: 36) + "-\(getpid())"
+            let fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o644)
+            if fd >= 0 { return (tmp, fd) }
+            if errno != EEXIST { throw CKError.internalError("cannot create \(tmp): \(errnoText())") }
+        }
+    }
+
     /// Replaces a file whole: a reader sees the old or the new content, never a mix, even after a crash.
+    /// A symlink or other non-regular file at `path` is refused rather than replaced.
     static func atomicWrite(_ path: String, _ bytes: [UInt8]) throws(CKError) {
         let dir = (path as NSString).deletingLastPathComponent
-        let tmp = dir + "/." + (path as NSString).lastPathComponent + ".tmp-\(getpid())"
-        let fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw CKError.internalError("cannot create \(tmp): \(errnoText())") }
+        var st = Glibc.stat()
+        if lstat(path, &st) == 0 {
+            if (st.st_mode & S_IFMT) == S_IFLNK { throw refusedSymlink(path) }
+            if (st.st_mode & S_IFMT) != S_IFREG { throw notRegular(path) }
+        }
+        let (tmp, fd) = try createTemporary(beside: path)
         do throws(CKError) {
             try writeAll(fd, bytes, path: tmp)
             guard fsync(fd) == 0 else { throw CKError.internalError("cannot sync \(tmp): \(errnoText())") }
@@ -86,10 +142,15 @@ enum FileIO {
 
     /// Appends bytes and (unless told not to) fsyncs before returning.
     static func append(_ path: String, _ bytes: [UInt8], sync: Bool = true) throws(CKError) {
-        let existed = access(path, F_OK) == 0
-        let fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw CKError.internalError("cannot open \(path): \(errnoText())") }
+        let existed = lexists(path)
+        let fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0o644)
+        guard fd >= 0 else {
+            if errno == ELOOP { throw refusedSymlink(path) }
+            throw CKError.internalError("cannot open \(path): \(errnoText())")
+        }
         defer { close(fd) }
+        var st = Glibc.stat()
+        guard fstat(fd, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else { throw notRegular(path) }
         try writeAll(fd, bytes, path: path)
         if sync { guard fsync(fd) == 0 else { throw CKError.internalError("cannot sync \(path): \(errnoText())") } }
         if !existed { syncDirectory((path as NSString).deletingLastPathComponent) }
@@ -97,7 +158,7 @@ enum FileIO {
 
     /// fsyncs a file that was appended to without syncing.
     static func sync(_ path: String) throws(CKError) {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
         guard fd >= 0 else { return }
         defer { close(fd) }
         guard fsync(fd) == 0 else { throw CKError.internalError("cannot sync \(path): \(errnoText())") }
@@ -112,45 +173,97 @@ enum FileIO {
 
     /// Cuts a file to `length` bytes (used to drop a torn last line) and syncs it.
     static func truncate(_ path: String, to length: Int) throws(CKError) {
-        let fd = open(path, O_WRONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw CKError.internalError("cannot open \(path): \(errnoText())") }
+        let fd = open(path, O_WRONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
+        guard fd >= 0 else {
+            if errno == ELOOP { throw refusedSymlink(path) }
+            throw CKError.internalError("cannot open \(path): \(errnoText())")
+        }
         defer { close(fd) }
+        var st = Glibc.stat()
+        guard fstat(fd, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else { throw notRegular(path) }
         guard ftruncate(fd, off_t(length)) == 0, fsync(fd) == 0 else {
             throw CKError.internalError("cannot truncate \(path): \(errnoText())")
         }
     }
 
     static func syncDirectory(_ dir: String) {
-        let fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        let fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW)
         if fd >= 0 { fsync(fd); close(fd) }
     }
 
+    /// fsyncs every file and directory of a tree (what was built aside, before it is committed).
+    static func syncTree(_ path: String) throws(CKError) {
+        var st = Glibc.stat()
+        guard lstat(path, &st) == 0 else { return }
+        if (st.st_mode & S_IFMT) == S_IFDIR {
+            for name in list(path) { try syncTree(path + "/" + name) }
+            syncDirectory(path)
+        } else if (st.st_mode & S_IFMT) == S_IFREG {
+            try sync(path)
+        }
+    }
+
+    /// Makes a directory and its missing parents. A symlink (or a file) on the way is refused, so a planted
+    /// link can't send ck's files out of the store.
     static func makeDirectory(_ path: String) throws(CKError) {
-        do { try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true) } catch {
-            throw CKError.internalError("cannot create directory \(path): \(error.localizedDescription)")
+        var st = Glibc.stat()
+        if lstat(path, &st) == 0 {
+            if (st.st_mode & S_IFMT) == S_IFDIR { return }
+            if (st.st_mode & S_IFMT) == S_IFLNK { throw refusedSymlink(path) }
+            throw CKError.corrupt(path: path, "is not a directory")
+        }
+        let parent = (path as NSString).deletingLastPathComponent
+        if !parent.isEmpty && parent != path { try makeDirectory(parent) }
+        if mkdir(path, 0o755) != 0 && errno != EEXIST {
+            throw CKError.internalError("cannot create directory \(path): \(errnoText())")
+        }
+        guard lstat(path, &st) == 0, (st.st_mode & S_IFMT) == S_IFDIR else {
+            throw CKError.corrupt(path: path, "is not a directory")
         }
     }
 
     static func exists(_ path: String) -> Bool { access(path, F_OK) == 0 }
 
+    /// Whether anything (a dangling symlink included) is at `path`.
+    static func lexists(_ path: String) -> Bool {
+        var st = Glibc.stat()
+        return lstat(path, &st) == 0
+    }
+
+    /// Whether `path` is a symbolic link.
+    static func isSymlink(_ path: String) -> Bool {
+        var st = Glibc.stat()
+        return lstat(path, &st) == 0 && (st.st_mode & S_IFMT) == S_IFLNK
+    }
+
+    /// A real directory (a symlink to one is not).
     static func isDirectory(_ path: String) -> Bool {
-        var isDir: ObjCBool = false
-        return FileManager.default.fileExists(atPath: path, isDirectory: &isDir) && isDir.boolValue
+        var st = Glibc.stat()
+        return lstat(path, &st) == 0 && (st.st_mode & S_IFMT) == S_IFDIR
     }
 
     /// Names in a directory (empty when it does not exist), sorted.
     static func list(_ dir: String) -> [String] {
-        ((try? FileManager.default.contentsOfDirectory(atPath: dir)) ?? []).sorted()
+        guard isDirectory(dir) else { return [] }
+        return ((try? FileManager.default.contentsOfDirectory(atPath: dir)) ?? []).sorted()
     }
 
     /// Removes a tree: renamed aside first so a crash never leaves it half-removed under its real name.
     static func removeTree(_ path: String) throws(CKError) {
-        guard exists(path) else { return }
+        guard lexists(path) else { return }
         let dir = (path as NSString).deletingLastPathComponent
         // A short name: the original may already be as long as a file name can be.
-        let trash = dir + "/.deleting-\(UInt32.random(in: 0...UInt32.max))-\(getpid())"
+        let trash = dir + "/" + deletingPrefix + String(UInt64.random(in: 0...UInt64.max), radix: 36) + "-\(getpid())"
         guard rename(path, trash) == 0 else { throw CKError.internalError("cannot remove \(path): \(errnoText())") }
         syncDirectory(dir)
-        try? FileManager.default.removeItem(atPath: trash)
+        removeNow(trash)
+    }
+
+    /// The name prefix of a tree renamed aside by `removeTree` (a leftover is finished by the next writer or doctor).
+    static let deletingPrefix = ".deleting-"
+
+    /// Removes a file or a tree in place; symlinks inside are removed, never followed.
+    static func removeNow(_ path: String) {
+        try? FileManager.default.removeItem(atPath: path)
     }
 }

@@ -9,8 +9,9 @@ final class FileLock {
 
     /// Blocks until the lock is held. The file is created if missing.
     init(path: String, exclusive: Bool) throws(CKError) {
-        fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0o644)
         if fd < 0 {
+            if errno == ELOOP { throw FileIO.refusedSymlink(path) }
             throw CKError.internalError("cannot open lock file \(path): \(String(cString: strerror(errno)))")
         }
         while flock(fd, exclusive ? LOCK_EX : LOCK_SH) != 0 {

@@ -29,9 +29,16 @@ public struct StoreDoctor {
     var lostFound: String? = nil
 
     public static func examine(_ store: CKStore, repair: Bool) throws(CKError) -> [DoctorFinding] {
+        // A store of a newer format is not checked (nor "repaired") by rules that don't apply to it.
+        if let f = (try? JSONFile.readObject(store.configPath))??["format"]?.int64Value, f > CKStore.formatVersion {
+            throw CKError(.incompatibleVersion, "\(store.configPath): store format \(f) is newer than this ck understands (\(CKStore.formatVersion))",
+                          hint: "use a ck that understands it; nothing was checked or changed")
+        }
         var d = StoreDoctor(store: store, repair: repair)
         let lock = try FileLock(path: store.lockPath, exclusive: repair)
         defer { lock.unlock() }
+        let root = store.root
+        d.checkInterrupted(root) { () throws(CKError) -> String? in try Intent.recover(root) }
         d.checkRoot()
         for id in FileIO.list(store.root + "/containers") where !id.hasPrefix(".") {
             d.checkContainer(id)
@@ -101,8 +108,11 @@ public struct StoreDoctor {
                 note(.problem, config, "rewritten", fix: "a new ck.json points at \(first ?? "no container")" + (moved.map { "; the old file is \($0)" } ?? ""), repaired: true)
             } catch { note(.problem, config, "could not rewrite: \(error.reason)", fix: "check permissions") }
         }
-        let known: Set<String> = ["ck.json", "containers", ".lock", "lost+found"]
-        for name in FileIO.list(store.root) where !known.contains(name) && !name.hasPrefix(".ck.json.tmp") {
+        // devices/ holds sync replicas (docs/sync.md); ck makes it.
+        let known: Set<String> = ["ck.json", "containers", ".lock", "lost+found", "devices"]
+        let entries = Set(checkEntries(store.root))
+        for name in FileIO.list(store.root) where !known.contains(name) && entries.contains(name)
+            && !name.hasPrefix(Intent.pendingPrefix) && name != Intent.fileName {
             note(.warning, store.root + "/" + name, "not a file ck makes", fix: "move it out of the store")
         }
     }
@@ -122,13 +132,18 @@ public struct StoreDoctor {
             guard FileIO.isDirectory(envDir) else { continue }
             let envStore = EnvironmentStore(containerDir: dir, environment: env, indexEnabled: store.indexEnabled)
             do {
-                try envStore.locked(exclusive: repair) { () throws(CKError) in checkEnvironment(envStore) }
+                try envStore.locked(exclusive: repair, recover: false) { () throws(CKError) in
+                    checkPendingNotifications(envStore)
+                    checkInterrupted(envStore.dir) { () throws(CKError) -> String? in try envStore.finishInterrupted() }
+                    checkEnvironment(envStore)
+                }
             } catch {
                 note(.problem, envDir, error.reason, fix: "check permissions and locks")
             }
         }
         let known: Set<String> = ["container.json", "development", "production", ".lock"]
-        for name in FileIO.list(dir) where !known.contains(name) && !name.hasPrefix(".container.json.tmp") {
+        let entries = Set(checkEntries(dir))
+        for name in FileIO.list(dir) where !known.contains(name) && entries.contains(name) {
             note(.warning, dir + "/" + name, "not a file ck makes", fix: "move it out of the store")
         }
     }
@@ -159,7 +174,7 @@ public struct StoreDoctor {
         for path in env.allLogPaths() { checkLog(path, env: env, assets: &referenced) }
         // Subscriptions and notifications.
         checkSubscriptions(env)
-        for name in FileIO.list(env.notificationsDir).sorted() {
+        for name in FileIO.list(env.notificationsDir).sorted() where !name.hasPrefix(".") && !FileIO.isSymlink(env.notificationsDir + "/" + name) {
             let path = env.notificationsDir + "/" + name
             if name.hasSuffix(".jsonl") { checkNotifications(path) } else { note(.warning, path, "not a file ck makes", fix: "move it out of the store") }
         }
@@ -167,13 +182,13 @@ public struct StoreDoctor {
         // Index.
         checkIndex(env)
         // Assets records refer to but the store lacks.
-        let present = Set(FileIO.list(env.assetsDir))
+        let present = Set(FileIO.list(env.assetsDir).filter { !$0.hasPrefix(".") })
         for hash in referenced.sorted() where !present.contains(hash) {
             note(.problem, env.assetsDir + "/" + hash, "a record refers to this asset but its file is missing",
                  fix: "restore the file (its name is the SHA-256 of its bytes), or save the record again with the asset")
         }
         // Assets nobody refers to.
-        for hash in FileIO.list(env.assetsDir) where !referenced.contains(hash) {
+        for hash in FileIO.list(env.assetsDir) where !referenced.contains(hash) && !hash.hasPrefix(".") && !FileIO.isSymlink(env.assetsDir + "/" + hash) {
             let path = env.assetsDir + "/" + hash
             if repair, let dest = moveAside(path) {
                 note(.warning, path, "asset no live record refers to", fix: "moved to \(dest)", repaired: true)
@@ -183,8 +198,12 @@ public struct StoreDoctor {
         }
         // Leftovers and strangers.
         let known: Set<String> = ["schema.json", "zones.json", "public", "private", "assets", ".lock", ".index.sqlite",
-                                  ".index.sqlite-wal", ".index.sqlite-shm", ".index.sqlite-journal", "subscriptions.json", "faults.json", "notifications", "kv"]
-        for name in FileIO.list(env.dir) where !known.contains(name) {
+                                  ".index.sqlite-wal", ".index.sqlite-shm", ".index.sqlite-journal", "subscriptions.json", "faults.json", "notifications", "kv",
+                                  PendingNotifications.fileName]
+        for sub in ["public", "assets", "notifications"] { _ = checkEntries(env.dir + "/" + sub) }
+        for user in checkEntries(env.dir + "/private") { _ = checkEntries(env.dir + "/private/" + user) }
+        for name in FileIO.list(env.dir) where !known.contains(name) && !name.hasPrefix(Intent.pendingPrefix)
+            && !name.hasPrefix(FileIO.deletingPrefix) && name != Intent.fileName {
             let path = env.dir + "/" + name
             if name.contains(".tmp-") {
                 if repair, let dest = moveAside(path) {
@@ -208,22 +227,44 @@ public struct StoreDoctor {
     }
 
     mutating func rebuildZones(_ env: EnvironmentStore) {
+        // Sequence numbers must never repeat: the broken file's own lastSeq counts if it can still be read.
+        let salvaged = ((try? FileIO.read(env.zonesPath)) ?? nil).map(StoreDoctor.salvageLastSeq) ?? 0
         let moved = FileIO.exists(env.zonesPath) ? moveAside(env.zonesPath) : nil
         var catalog = ZoneCatalog()
+        var seq = max(salvaged, (try? env.highestSeq(catalog: ZoneCatalog())) ?? 0)
+        let highest = seq
         for user in FileIO.list(env.dir + "/private") where !user.hasPrefix(".") {
             for file in FileIO.list(env.dir + "/private/" + user) where file.hasSuffix(".jsonl") {
                 let name = String(file.dropLast(6))
                 if name == Names.defaultZoneName { continue }
-                catalog.zones.append(Zone(zoneID: ZoneID(zoneName: name, ownerRecordName: user), database: .private,
-                                          capabilities: ZoneCapability.defaults, created: store.now(), seq: 0))
+                // A new number for each zone, so database tokens see it changed; and its history counts as
+                // compacted up to now (what gc removed is unknown), so older zone tokens expire and devices refetch.
+                seq += 1
+                var zone = Zone(zoneID: ZoneID(zoneName: name, ownerRecordName: user), database: .private,
+                                capabilities: ZoneCapability.defaults, created: store.now(), seq: seq)
+                zone.compactedSeq = highest
+                catalog.zones.append(zone)
             }
         }
-        catalog.lastSeq = (try? env.highestSeq(catalog: ZoneCatalog())) ?? 0
+        catalog.lastSeq = seq
         do {
             try env.writeCatalog(catalog)
             note(.problem, env.zonesPath, "rebuilt from \(catalog.zones.count) zone log(s) with default capabilities",
                  fix: moved.map { "the old file is \($0)" } ?? "recreated", repaired: true)
         } catch { note(.problem, env.zonesPath, "could not rewrite: \(error.reason)", fix: "check permissions") }
+    }
+
+    /// The largest `"lastSeq": N` in what is left of a broken zones.json (0 if none).
+    static func salvageLastSeq(_ bytes: [UInt8]) -> Int64 {
+        let text = String(decoding: bytes, as: UTF8.self)
+        var best: Int64 = 0
+        var rest = Substring(text)
+        while let r = rest.range(of: "\"lastSeq\"") {
+            rest = rest[r.upperBound...]
+            let digits = rest.drop { $0 == " " || $0 == ":" || $0 == "\n" || $0 == "\t" }.prefix { $0.isASCII && $0.isNumber }
+            if let n = Int64(digits) { best = max(best, n) }
+        }
+        return best
     }
 
     /// Checks every line of a log; with repair, rewrites it without bad lines and cuts a torn tail,
@@ -237,8 +278,19 @@ public struct StoreDoctor {
         var bad: [UInt8] = []
         var badLines: [Int] = []
         var live: [String: Record] = [:]
+        // The whole lines of a request cut short stand or fall together with it: never applied, kept aside.
+        let parsed = try? ZoneLog.parse(bytes, base: 0, firstLine: 1, path: path, into: ZoneLogContents())
+        let incompleteFrom = parsed.flatMap { $0.tornBytes > 0 && $0.validLength < bytes.count ? $0.validLength : nil }
+        var incomplete: [Int] = []
         JSONLines.forEach(bytes) { line in
             if line.isBlank { return }
+            let start = line.next - line.bytes.count - (line.terminated ? 1 : 0)
+            if let from = incompleteFrom, start >= from, line.terminated {
+                incomplete.append(line.number)
+                bad.append(contentsOf: line.bytes)
+                bad.append(0x0A)
+                return
+            }
             if let json = try? JSON.parse(utf8: line.bytes), let entry = try? LogEntry(json: json, path: path) {
                 good.append(contentsOf: line.bytes)
                 good.append(0x0A)
@@ -256,6 +308,11 @@ public struct StoreDoctor {
                 bad.append(contentsOf: line.bytes)
                 bad.append(0x0A)
             }
+        }
+        if let first = incomplete.first, let last = incomplete.last {
+            note(.warning, "\(path):\(first)", "lines \(first)–\(last): an incomplete request of several lines (an interrupted write), never applied",
+                 fix: repair ? "moved to lost+found" : "the next write to this zone moves them to lost+found; 'ck doctor --repair' does it now",
+                 repaired: repair)
         }
         for n in badLines {
             note(.problem, "\(path):\(n)", "not a valid log line: reads of this zone fail until it is fixed",

@@ -157,7 +157,13 @@ enum ZoneLog {
     @discardableResult
     static func append(_ path: String, _ entries: [LogEntry], after contents: ZoneLogContents,
                        sync: Bool = true) throws(CKError) -> [(offset: Int, length: Int)] {
-        if contents.tornBytes > 0 { try FileIO.truncate(path, to: contents.validLength) }
+        if contents.tornBytes > 0 {
+            // What is cut was never acknowledged, but whole lines of it are kept where a person can find them.
+            if let cut = try FileIO.read(path, from: contents.validLength), cut.contains(0x0A) {
+                try FileIO.atomicWrite(try lostFoundPath(for: path, offset: contents.validLength), cut)
+            }
+            try FileIO.truncate(path, to: contents.validLength)
+        }
         try FileIO.makeDirectory((path as NSString).deletingLastPathComponent)
         var out: [UInt8] = contents.missingNewline ? [0x0A] : []
         var spans: [(offset: Int, length: Int)] = []
@@ -170,6 +176,17 @@ enum ZoneLog {
         }
         try FileIO.append(path, out, sync: sync)
         return spans
+    }
+
+    /// Where the lines cut from a log at `offset` are kept: `<store>/lost+found/<time>/<log path in the store>.cut-<offset>`.
+    static func lostFoundPath(for path: String, offset: Int) throws(CKError) -> String {
+        // A log lives at <store>/containers/<id>/<environment>/…; names were validated, so the last "/containers/" is the store's.
+        guard let r = path.range(of: "/containers/", options: .backwards) else { return path + ".cut-\(offset)" }
+        let root = String(path[..<r.lowerBound])
+        let stamp = ISO8601.format(milliseconds: Int64((Date().timeIntervalSince1970 * 1000).rounded(.down))).replacingOccurrences(of: ":", with: "-")
+        let dest = root + "/lost+found/" + stamp + "/" + String(path[path.index(after: r.lowerBound)...]) + ".cut-\(offset)"
+        try FileIO.makeDirectory((dest as NSString).deletingLastPathComponent)
+        return dest
     }
 
     /// The highest sequence number in a log (0 when empty or missing), reading only its tail.

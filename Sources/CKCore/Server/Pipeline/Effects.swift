@@ -29,6 +29,13 @@ struct RecordEffects {
         if schemaChanged { try db.env.writeSchema(schema) }
         // Read before the log moves on: a change's "before" record is what the reader sees now.
         let changes = try hook.map { (h) throws(CKError) -> [NotificationHook.Change] in try h.changes(entries, reader: reader) } ?? []
+        // The notifications are recorded durably before the lines they name: a crash between the two is
+        // finished by the next writer (delivered, or dropped if the lines never made it).
+        var pending: PendingNotifications? = nil
+        if !changes.isEmpty, var h = hook {
+            pending = try h.prepare(changes, schema: schema, logPath: path, at: tail.validLength, entries: entries)
+            hook = h
+        }
         let spans = try ZoneLog.append(path, entries, after: tail, sync: false)
         unsynced = true
         if let index = try db.env.index() {
@@ -37,10 +44,7 @@ struct RecordEffects {
             reader = folded.applying(entries)
         }
         tail = ZoneLogContents.after(tail, spans: spans, count: entries.count)
-        if !changes.isEmpty, var h = hook {
-            try h.deliver(changes, schema: schema, logPath: path)
-            hook = h
-        }
+        try pending?.deliver(db.env, checkExisting: false)
     }
 
     /// Makes what was appended durable.
@@ -51,30 +55,45 @@ struct RecordEffects {
 }
 
 extension CKDatabase {
-    /// The effects stage for dropped zones (a zone delete, a schema reset, an import that replaces): each log
-    /// goes, the zone is recorded as deleted in the database change feed with a fresh sequence number, the
-    /// index forgets it, and the owner's database subscriptions fire. Call with the exclusive lock held.
-    func dropZones(_ zones: [Zone], catalog: inout ZoneCatalog, notify: Bool) throws(CKError) {
-        guard !zones.isEmpty else { return }
-        let file = notify ? try SubscriptionFile.read(env.subscriptionsPath) : SubscriptionFile()
+    /// The bookkeeping of dropped zones: each leaves the catalog and is recorded as deleted with a fresh
+    /// sequence number, so the database change feed reports it. Returns the record types each held (for
+    /// database subscriptions with a type). The caller removes the logs in the same all-or-nothing step.
+    @discardableResult
+    func recordDropped(_ zones: [Zone], catalog: inout ZoneCatalog, typesFor file: SubscriptionFile = SubscriptionFile()) throws(CKError) -> [Set<String>] {
         var seq = try env.highestSeq(catalog: catalog)
+        var types: [Set<String>] = []
         for zone in zones {
-            let path = env.logPath(database: zone.database, zone: zone.zoneID)
             // Database subscriptions with a record type fire only if the zone held such records.
             let typed = file.subscriptions.contains { s in
                 if case .database(let t?) = s.kind { return s.ownerRecordName == zone.zoneID.ownerRecordName && s.database == .private && !t.isEmpty }
                 return false
             }
-            let types = typed ? Set(CKDatabase.fold(try env.readLog(path).entries).values.map(\.recordType)) : []
+            let path = env.logPath(database: zone.database, zone: zone.zoneID)
+            types.append(typed ? Set(CKDatabase.fold(try env.readLog(path).entries).values.map(\.recordType)) : [])
             seq += 1
-            // The log goes first: a crash then leaves an empty zone, never a deleted zone whose records return.
-            if FileIO.exists(path) { try FileIO.removeTree(path) }
             catalog.zones.removeAll { $0.zoneID == zone.zoneID && $0.database == zone.database }
             catalog.deleted.append((zone, store.now(), seq))
             catalog.lastSeq = seq
-            try env.writeCatalog(catalog)
-            try env.index()?.sync(path, warnings: &env.warnings)
-            if !file.subscriptions.isEmpty { try notifyZoneDeleted(zone, recordTypes: types, file: file) }
         }
+        return types
+    }
+
+    /// The effects stage for dropped zones (a zone delete; reset and import drop theirs inside their own swap):
+    /// the catalog and the logs change together in one intent, so a crash leaves each zone whole or deleted;
+    /// then the index forgets the logs and the owners' database subscriptions fire. Call with the exclusive lock held.
+    func dropZones(_ zones: [Zone], catalog: inout ZoneCatalog, notify: Bool) throws(CKError) {
+        guard !zones.isEmpty else { return }
+        let file = notify ? try SubscriptionFile.read(env.subscriptionsPath) : SubscriptionFile()
+        let types = try recordDropped(zones, catalog: &catalog, typesFor: file)
+        let paths = zones.map { env.logPath(database: $0.database, zone: $0.zoneID) }
+        let names = zones.map(\.zoneID.zoneName).joined(separator: ", ")
+        let intent = try Intent(base: env.dir, operation: "zone delete \(names)")
+        try JSONFile.write(intent.stage("zones.json"), catalog.json)
+        for p in paths where FileIO.lexists(p) { intent.remove(env.relative(p)) }
+        try intent.commit { () throws(CKError) in
+            for p in paths { try env.index()?.sync(p, warnings: &env.warnings) }
+        }
+        guard !file.subscriptions.isEmpty else { return }
+        for (zone, t) in zip(zones, types) { try notifyZoneDeleted(zone, recordTypes: t, file: file) }
     }
 }

@@ -1,0 +1,197 @@
+import Foundation
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Checked output, symlinks planted in the store, and what interrupted operations leave for doctor
+/// (docs/reliability.md).
+@Suite struct StoreSafetyTests {
+    let user = "_38691fd977d484b8b25e1808632b7d11"
+    func env(_ s: Sandbox) -> String { s.dir + "/store/containers/iCloud.ck.default/development" }
+
+    /// Runs ck with stdout going to /dev/full (every write fails with ENOSPC).
+    func toFull(_ s: Sandbox, _ args: [String]) throws -> (status: Int32, stderr: String) {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: Sandbox.binary)
+        p.arguments = args
+        p.environment = s.environment
+        p.currentDirectoryURL = URL(fileURLWithPath: s.dir)
+        let full = try #require(FileHandle(forWritingAtPath: "/dev/full"))
+        let err = Pipe()
+        p.standardOutput = full
+        p.standardError = err
+        try p.run()
+        let e = err.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        return (p.terminationStatus, String(decoding: e, as: UTF8.self))
+    }
+
+    @Test func outputToAFullDiskFails() throws {
+        let s = try Sandbox()
+        try s.ck("record", "save", "Note", "--name", "a", "t=1")
+        for args in [["export"], ["record", "fetch", "a"], ["query", "Note", "t == 1"], ["zone", "list"]] {
+            let r = try toFull(s, args)
+            #expect(r.status == 1, "\(args) to /dev/full exited \(r.status)")
+            #expect(r.stderr.contains("ck: internalError (1): cannot write to standard output: No space left on device"), "\(args): \(r.stderr)")
+        }
+    }
+
+    @Test func fileOutputRefusesSymlinksAndWritesFIFOsInPlace() throws {
+        let s = try Sandbox()
+        try s.ck("record", "save", "Note", "--name", "a", "t=1")
+        try s.write("keep", to: "target.json")
+        try FileManager.default.createSymbolicLink(atPath: s.dir + "/link.json", withDestinationPath: s.dir + "/target.json")
+        let r = try s.ck("export", "--file", "link.json")
+        #expect(r.status == 8)
+        #expect(r.stderr.contains("\(s.dir)/link.json is a symbolic link; ck does not write through it"))
+        #expect(try String(contentsOfFile: s.dir + "/target.json", encoding: .utf8) == "keep")
+        #expect((try? FileManager.default.destinationOfSymbolicLink(atPath: s.dir + "/link.json")) == s.dir + "/target.json")
+
+        // A FIFO stays a FIFO: the document goes through it.
+        let fifo = s.dir + "/pipe"
+        #expect(mkfifo(fifo, 0o644) == 0)
+        nonisolated(unsafe) var got = Data()
+        let reader = Thread { got = FileHandle(forReadingAtPath: fifo)?.readDataToEndOfFile() ?? Data() }
+        reader.start()
+        #expect(try s.ck("export", "--file", "pipe").status == 0)
+        while !reader.isFinished { usleep(1000) }
+        #expect(String(decoding: got, as: UTF8.self).contains("\"recordName\" : \"a\"") || String(decoding: got, as: UTF8.self).contains("\"recordName\": \"a\""))
+        var st = stat()
+        #expect(lstat(fifo, &st) == 0 && (st.st_mode & S_IFMT) == S_IFIFO)
+
+        // /dev/null stays the device.
+        #expect(try s.ck("export", "--file", "/dev/null").status == 0)
+        #expect(lstat("/dev/null", &st) == 0 && (st.st_mode & S_IFMT) == S_IFCHR)
+    }
+
+    @Test func symlinksInTheStoreAreNeverFollowed() throws {
+        let s = try Sandbox()
+        try s.ck("zone", "create", "Z")
+        try s.ck("record", "save", "Note", "--name", "a", "t=1")
+        let outside = s.dir + "/outside"
+        try FileManager.default.createDirectory(atPath: outside, withIntermediateDirectories: true)
+        try s.write("precious", to: "outside/schema.json")
+
+        // schema.json → a file outside: a save that changes the schema refuses and the file is untouched.
+        let schema = env(s) + "/schema.json"
+        try FileManager.default.removeItem(atPath: schema)
+        try FileManager.default.createSymbolicLink(atPath: schema, withDestinationPath: outside + "/schema.json")
+        let save = try s.ck("record", "save", "Photo", "--name", "p", "title=x")
+        #expect(save.status != 0)
+        #expect(save.stderr.contains("\(schema): is a symbolic link; ck does not follow links inside the store"), "\(save.stderr)")
+        #expect(try String(contentsOfFile: outside + "/schema.json", encoding: .utf8) == "precious")
+        try FileManager.default.removeItem(atPath: schema)
+
+        // A dangling link for a zone log that does not exist yet: nothing is created outside.
+        let log = env(s) + "/private/\(user)/Z.jsonl"
+        try FileManager.default.createSymbolicLink(atPath: log, withDestinationPath: outside + "/Z.jsonl")
+        #expect(try s.ck("-z", "Z", "record", "save", "Note", "--name", "z", "t=1").status != 0)
+        #expect(!FileManager.default.fileExists(atPath: outside + "/Z.jsonl"))
+
+        // A dangling link for notifications/: nothing is created outside either.
+        try s.ck("-z", "Z", "subscription", "create", "zone", "--id", "zs")
+        try FileManager.default.removeItem(atPath: log)
+        try FileManager.default.createSymbolicLink(atPath: env(s) + "/notifications", withDestinationPath: outside + "/n")
+        #expect(try s.ck("-z", "Z", "record", "save", "Note", "--name", "z", "t=1").status != 0)
+        #expect(!FileManager.default.fileExists(atPath: outside + "/n"))
+
+        // doctor names the links.
+        try FileManager.default.createSymbolicLink(atPath: env(s) + "/assets/" + String(repeating: "a", count: 64), withDestinationPath: "/etc/passwd")
+        let doctor = try s.ck("doctor")
+        #expect(doctor.status == 1)
+        #expect(doctor.stdout.contains("problem\t\(env(s))/assets/\(String(repeating: "a", count: 64))\ta symbolic link: ck refuses to follow links inside the store"), "\(doctor.stdout)")
+    }
+
+    @Test func theLinesOfAnInterruptedRequestGoToLostAndFound() throws {
+        let s = try Sandbox()
+        try s.ck("record", "save", "Note", "--name", "a", "t=one")
+        let batch = (0..<5).map { #"{"recordName":"b\#($0)","recordType":"Note","fields":{"t":{"value":"x","type":"STRING"}}}"# }.joined(separator: "\n")
+        try s.ck("record", "save", "--batch", "-", stdin: batch + "\n")
+        let log = env(s) + "/private/\(user)/_defaultZone.jsonl"
+        let lines = try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n")
+        #expect(lines.count == 6)
+        // The request's last line is lost: its 4 whole lines are an incomplete request.
+        try (lines.prefix(5).joined(separator: "\n") + "\n").write(toFile: log, atomically: false, encoding: .utf8)
+        let doctor = try s.ck("doctor")
+        #expect(doctor.stdout.contains("warning\t\(log):2\tlines 2–5: an incomplete request of several lines (an interrupted write), never applied"), "\(doctor.stdout)")
+
+        try s.ck("record", "save", "Note", "--name", "c", "t=two")
+        let cut = s.files(under: s.dir + "/store/lost+found").filter { $0.hasSuffix("_defaultZone.jsonl.cut-\(lines[0].utf8.count + 1)") }
+        #expect(cut.count == 1, "\(s.files(under: s.dir + "/store/lost+found"))")
+        if let path = cut.first {
+            let kept = try String(contentsOfFile: s.dir + "/store/lost+found/" + path, encoding: .utf8)
+            #expect(kept == lines[1...4].joined(separator: "\n") + "\n")
+        }
+    }
+
+    @Test func doctorReportsAndFinishesInterruptedOperations() throws {
+        let s = try Sandbox()
+        try s.ck("zone", "create", "Z")
+        try s.ck("sync", "phone")
+        // ck's own devices/ is not a stranger.
+        let clean = try s.ck("doctor")
+        #expect(clean.status == 0)
+        #expect(!clean.stdout.contains("devices"), "\(clean.stdout)")
+
+        // A tree half removed, and a committed zone delete whose swap never happened.
+        try FileManager.default.createDirectory(atPath: env(s) + "/private/\(user)/.deleting-x1", withIntermediateDirectories: true)
+        let pending = env(s) + "/.pending-1a"
+        try FileManager.default.createDirectory(atPath: pending + "/new", withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: pending + "/old", withIntermediateDirectories: true)
+        try #"{"format":1,"lastSeq":9,"zones":[],"deletedZones":[]}"#.write(toFile: pending + "/new/0", atomically: false, encoding: .utf8)
+        try #"{"format":1,"operation":"zone delete Z","pending":".pending-1a","steps":[{"path":"zones.json","replaced":true}]}"#
+            .write(toFile: env(s) + "/.intent.json", atomically: false, encoding: .utf8)
+        let report = try s.ck("doctor")
+        #expect(report.status == 0)
+        #expect(report.stdout.contains("warning\t\(env(s))\tan interrupted operation on several files (.intent.json)"), "\(report.stdout)")
+        #expect(report.stdout.contains("warning\t\(env(s))/private/\(user)/.deleting-x1\tleft by a removal that was interrupted"), "\(report.stdout)")
+        #expect(FileManager.default.fileExists(atPath: env(s) + "/.intent.json"), "doctor without --repair changes nothing")
+
+        let repair = try s.ck("doctor", "--repair")
+        #expect(repair.stdout.contains("finished 'zone delete Z'"), "\(repair.stdout)")
+        #expect(!FileManager.default.fileExists(atPath: env(s) + "/.intent.json"))
+        #expect(!FileManager.default.fileExists(atPath: pending))
+        #expect(!FileManager.default.fileExists(atPath: env(s) + "/private/\(user)/.deleting-x1"))
+        #expect(try s.ck("zone", "list").stdout == "_defaultZone\t\(user)\t-\n")
+    }
+
+    @Test func rebuildingZonesNeverLowersTheSequence() throws {
+        let s = try Sandbox()
+        try s.ck("zone", "create", "Z")
+        try s.ck("-z", "Z", "record", "save", "Note", "--name", "a", "v:int64=1")
+        // A zones.json cut short whose lastSeq (500, as if from a long history) is still readable.
+        try #"{"format": 1, "lastSeq": 500, "zones": [{"#.write(toFile: env(s) + "/zones.json", atomically: false, encoding: .utf8)
+        #expect(try s.ck("doctor", "--repair").status == 0)
+        let rebuilt = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: env(s) + "/zones.json"))) as? [String: Any])
+        // 500, then one new number for the one zone rebuilt.
+        #expect((rebuilt["lastSeq"] as? NSNumber)?.intValue == 501)
+        let zone = try #require((rebuilt["zones"] as? [[String: Any]])?.first)
+        #expect((zone["zoneName"] as? String) == "Z")
+        #expect((zone["compactedSeq"] as? NSNumber)?.intValue == 500)
+        // The next save takes 502: change tag "dy" in base 36.
+        #expect(try s.ck("-z", "Z", "record", "save", "Note", "--name", "b", "v:int64=2").stdout == "b\tNote\tdy\tv=2\n")
+    }
+
+    @Test func invalidUTF8InAnArgumentIsRefused() throws {
+        let s = try Sandbox()
+        // Through a shell: Process passes only valid strings. Byte 0xFF after "t=x" in the 6th argument.
+        let r = try s.run(["-c", #"exec "$0" record save Note --name a "t=x$(printf '\377')""#, Sandbox.binary], program: "/bin/sh")
+        #expect(r.status == 8)
+        #expect(r.stderr == "ck: invalidArguments (12): argument 6 is not valid UTF-8 (byte 4)\n")
+        #expect(try s.ck("record", "fetch", "a").status == 3, "nothing was saved")
+    }
+
+    @Test func doctorRefusesANewerStoreFormat() throws {
+        let s = try Sandbox()
+        try s.ck("record", "save", "Note", "--name", "a", "t=1")
+        try #"{"format": 2, "currentContainer": "iCloud.ck.default"}"#.write(toFile: s.dir + "/store/ck.json", atomically: false, encoding: .utf8)
+        for args in [["doctor"], ["doctor", "--repair"]] {
+            let r = try s.run(args)
+            #expect(r.status == 1)
+            #expect(r.stderr.contains("ck: incompatibleVersion"), "\(r.stderr)")
+            #expect(r.stderr.contains("store format 2 is newer than this ck understands (1)"), "\(r.stderr)")
+        }
+        #expect(try String(contentsOfFile: s.dir + "/store/ck.json", encoding: .utf8).contains("\"format\": 2"))
+    }
+}
