@@ -194,4 +194,33 @@ import Glibc
         }
         #expect(try String(contentsOfFile: s.dir + "/store/ck.json", encoding: .utf8).contains("\"format\": 2"))
     }
+
+    @Test func aDamagedSubscriptionsFileStopsOnlySubscriptionWork() throws {
+        let s = try Sandbox()
+        #expect(try s.ck("zone", "create", "Z").status == 0)
+        #expect(try s.ck("-z", "Z", "subscription", "create", "zone", "--id", "zs").status == 0)
+        let path = s.dir + "/store/containers/iCloud.ck.default/development/subscriptions.json"
+        try "{garbage".write(toFile: path, atomically: true, encoding: .utf8)
+        // Saves go on, and say their notifications could not be matched.
+        let save = try s.ck("-z", "Z", "record", "save", "Note", "--name", "n1", "title=x")
+        #expect(save.status == 0, "\(save.stderr)")
+        #expect(save.stderr.contains("ck: warning: notifications for this change could not be matched: \(path):1:2"), "\(save.stderr)")
+        #expect(try s.ck("-z", "Z", "record", "fetch", "n1").status == 0)
+        // Subscription work is refused, naming the file, and the file is left as it was.
+        let list = try s.ck("subscription", "list")
+        #expect(list.status != 0 && list.stderr.contains(path), "\(list.stderr)")
+        #expect(try String(contentsOfFile: path, encoding: .utf8) == "{garbage")
+    }
+
+    @Test func aPredicateTooDeepForSQLiteIsEvaluatedWithoutIt() throws {
+        let s = try Sandbox()
+        #expect(try s.ck("record", "save", "Note", "--name", "a", "title=x", "n=1").status == 0)
+        #expect(try s.ck("record", "save", "Note", "--name", "b", "title=y", "n=2").status == 0)
+        // 1200 conditions: past SQLite's expression depth of 1000, which once surfaced as an index "internalError".
+        let long = Array(repeating: "title == 'x'", count: 1199).joined(separator: " AND ") + " AND n >= 1"
+        let r = try s.ck("query", "Note", long)
+        #expect(r.status == 0 && r.stdout.hasPrefix("a\tNote\t") && !r.stdout.contains("b\tNote"), "\(r.stdout)\(r.stderr)")
+        let none = try s.ck("query", "Note", long + " AND n > 5")
+        #expect(none.status == 0 && none.stdout.isEmpty, "\(none.stderr)")
+    }
 }

@@ -90,6 +90,23 @@ import Testing
         #expect(try s.ck("-z", "Notes", "changes", "zone", "-o", "plain").stdout.split(separator: "\n").count == 31)
     }
 
+    @Test func editsOnADeviceWhileItSyncsTakeTurnsAndAllArrive() throws {
+        let s = try Sandbox()
+        #expect(try s.ck("zone", "create", "Notes").status == 0)
+        #expect(try s.ck("sync", "phone").status == 0)
+        let launch = CKLaunch(s)
+        // Edits and syncs of one device at once: each edit is acknowledged, and none is lost or refused.
+        var jobs: [CKChild] = []
+        for i in 0..<12 {
+            jobs.append(try CKChild(launch, CKJob("save \(i)", ["device", "save", "phone", "Note", "--name", "e\(i)", "-z", "Notes", "i=\(i)"])))
+            if i % 3 == 0 { jobs.append(try CKChild(launch, CKJob("sync \(i)", ["sync", "phone"]))) }
+        }
+        for r in jobs.map({ $0.wait() }) { #expect(r.status == 0, "\(r.stderr)") }
+        #expect(try s.ck("sync", "phone").status == 0)
+        let server = try s.ck("-z", "Notes", "changes", "zone", "-o", "plain").stdout
+        for i in 0..<12 { #expect(server.contains("\te\(i)\t"), "edit e\(i) never reached the server: \(server)") }
+    }
+
     @Test func deletingAContainerDeletesItsDevices() throws {
         let s = try Sandbox()
         #expect(try s.ck("container", "create", "iCloud.com.example.Gone").status == 0)

@@ -79,11 +79,15 @@ struct NotificationHook {
     /// One record change of a request: the record before (nil: created) and after (nil: deleted).
     struct Change { var before: Record?; var after: Record? }
 
-    init(db: CKDatabase, zone: Zone) throws(CKError) {
+    init(db: CKDatabase, zone: Zone) {
         self.db = db
         self.zone = zone
-        // A missing file means no subscriptions: the common case costs one failed open.
-        file = try SubscriptionFile.read(db.env.subscriptionsPath)
+        // A missing file means no subscriptions: the common case costs one failed open. A damaged one stops
+        // subscription work only: the save goes ahead, and says its notifications could not be matched.
+        do throws(CKError) { file = try SubscriptionFile.read(db.env.subscriptionsPath) } catch {
+            db.notes.append("notifications for this change could not be matched: \(error.reason); run 'ck doctor'")
+            file = SubscriptionFile()
+        }
         let owner = zone.zoneID.ownerRecordName
         watching = file.subscriptions.filter { s in
             guard s.database == db.scope else { return false }

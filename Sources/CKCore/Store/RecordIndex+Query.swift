@@ -68,9 +68,13 @@ extension RecordIndex {
 
     /// Plans a query, or nil when its order can't be produced by SQL. Filters SQL can't express exactly
     /// are left to the Swift check. `sortColumn` is `num` or `txt`: how the sort field is stored.
+    /// The most conditions a query hands to SQLite; longer conjunctions are evaluated record by record.
+    static let maxSQLFilters = 100
+
     func sqlQuery(log: Int64, recordType: String, filters: [QueryFilter], sort: [QuerySort], sortColumn: String,
                   after: SortKey?) -> SQLQuery? {
-        guard sort.count <= 1 else { return nil }
+        // SQLite's expression depth is bounded (1000): a very long AND is evaluated without SQL instead.
+        guard sort.count <= 1, filters.count <= RecordIndex.maxSQLFilters else { return nil }
         var field: String? = nil
         var ascending = true
         if let s = sort.first {

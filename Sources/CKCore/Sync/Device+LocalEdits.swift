@@ -40,25 +40,35 @@ extension Device {
         let name = recordName ?? UUID().uuidString
         try Names.validateRecordName(name)
         for k in fields.keys { try Names.validateFieldName(k) }
-        try transaction { () throws(CKError) in
-            let ancestor = try serverRecord(zone: zone, name: name)
-            let previous = try pendingEdit(zone: zone, name: name)
-            if let existing = ancestor?.recordType ?? previous?.type, existing != recordType {
-                throw CKError.invalid("record '\(name)' exists on device '\(self.name)' with type '\(existing)'; a record's type can't change to '\(recordType)'")
+        // The device's lock, as a sync takes it: an edit and a sync of one device never interleave.
+        return try exclusively { () throws(CKError) -> LocalRecord in
+            try transaction { () throws(CKError) in
+                let ancestor = try serverRecord(zone: zone, name: name)
+                let previous = try pendingEdit(zone: zone, name: name)
+                if let existing = ancestor?.recordType ?? previous?.type, existing != recordType {
+                    throw CKError.invalid("record '\(name)' exists on device '\(self.name)' with type '\(existing)'; a record's type can't change to '\(recordType)'")
+                }
+                var changed = previous.map { $0.isDelete ? [:] : $0.fields } ?? [:]
+                for (k, v) in fields {
+                    // Removing a key the server never had is no change to send.
+                    if v == nil && ancestor?.fields[k] == nil { changed[k] = nil } else { changed[k] = .some(v) }
+                }
+                // The first edit fixes the ancestor: later pulls refresh the server copy, not what the edit was made on.
+                try putPending(PendingEdit(zone: zone, name: name, type: recordType, isDelete: false, fields: changed,
+                                           base: previous == nil ? ancestor : previous?.base, version: (previous?.version ?? 0) + 1))
             }
-            var changed = previous.map { $0.isDelete ? [:] : $0.fields } ?? [:]
-            for (k, v) in fields {
-                // Removing a key the server never had is no change to send.
-                if v == nil && ancestor?.fields[k] == nil { changed[k] = nil } else { changed[k] = .some(v) }
+            guard let saved = try record(name, zone: zone) else {
+                throw CKError.internalError("device '\(self.name)': record '\(name)' vanished after saving it")
             }
-            // The first edit fixes the ancestor: later pulls refresh the server copy, not what the edit was made on.
-            try putPending(PendingEdit(zone: zone, name: name, type: recordType, isDelete: false, fields: changed,
-                                       base: previous == nil ? ancestor : previous?.base, version: (previous?.version ?? 0) + 1))
+            return saved
         }
-        guard let saved = try record(name, zone: zone) else {
-            throw CKError.internalError("device '\(self.name)': record '\(name)' vanished after saving it")
-        }
-        return saved
+    }
+
+    /// Runs `body` holding the device's lock (the one `SyncEngine.sync` holds).
+    func exclusively<T>(_ body: () throws(CKError) -> T) throws(CKError) -> T {
+        let lock = try FileLock(path: path + ".lock", exclusive: true)
+        defer { lock.unlock() }
+        return try body()
     }
 
     /// Deletes a record on the device only; a sync pushes the deletion. A record the server never saw
@@ -67,20 +77,22 @@ extension Device {
     public func delete(recordName name: String, zone: String) throws(CKError) -> LocalRecord.Pending {
         try Device.checkSyncZone(zone)
         try Names.validateRecordName(name)
-        return try transaction { () throws(CKError) -> LocalRecord.Pending in
-            let ancestor = try serverRecord(zone: zone, name: name)
-            let previous = try pendingEdit(zone: zone, name: name)
-            guard let ancestor else {
-                guard previous != nil else {
-                    throw CKError(.unknownItem, "Record not found on device '\(self.name)': '\(name)' in zone \(zone)",
-                                  hint: "'ck device records \(self.name) -z \(zone)' lists what the device has; 'ck sync \(self.name)' fetches the server's records")
+        return try exclusively { () throws(CKError) -> LocalRecord.Pending in
+            try transaction { () throws(CKError) -> LocalRecord.Pending in
+                let ancestor = try serverRecord(zone: zone, name: name)
+                let previous = try pendingEdit(zone: zone, name: name)
+                guard let ancestor else {
+                    guard previous != nil else {
+                        throw CKError(.unknownItem, "Record not found on device '\(self.name)': '\(name)' in zone \(zone)",
+                                      hint: "'ck device records \(self.name) -z \(zone)' lists what the device has; 'ck sync \(self.name)' fetches the server's records")
+                    }
+                    try dropPending(zone: zone, name: name)
+                    return .none
                 }
-                try dropPending(zone: zone, name: name)
-                return .none
+                try putPending(PendingEdit(zone: zone, name: name, type: ancestor.recordType, isDelete: true, fields: [:],
+                                           base: previous == nil ? ancestor : previous?.base, version: (previous?.version ?? 0) + 1))
+                return .delete
             }
-            try putPending(PendingEdit(zone: zone, name: name, type: ancestor.recordType, isDelete: true, fields: [:],
-                                       base: previous == nil ? ancestor : previous?.base, version: (previous?.version ?? 0) + 1))
-            return .delete
         }
     }
 

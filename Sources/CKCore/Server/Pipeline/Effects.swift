@@ -15,7 +15,7 @@ struct RecordEffects {
         self.zone = zone
         path = db.env.logPath(database: db.scope, zone: zone.zoneID)
         (reader, tail) = try db.env.openZone(path)
-        let h = notify ? try NotificationHook(db: db, zone: zone) : nil
+        let h = notify ? NotificationHook(db: db, zone: zone) : nil
         hook = h?.isEmpty == false ? h : nil
     }
 
