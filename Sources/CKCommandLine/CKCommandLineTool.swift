@@ -48,6 +48,11 @@ public enum CKCommandLineTool {
                 inv.out(HelpRenderer.help(parsed.command, globals: GlobalOptions.all))
                 return ExitCode.success
             }
+            if !inv.quiet {
+                LockWaitNotice.set { path in
+                    terminal.writeErr("ck: waiting for another ck to finish with the store (\(path))…\n")
+                }
+            }
             let code = try run(inv)
             printWarnings(inv)
             return code

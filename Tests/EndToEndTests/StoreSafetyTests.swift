@@ -223,4 +223,24 @@ import Glibc
         let none = try s.ck("query", "Note", long + " AND n > 5")
         #expect(none.status == 0 && none.stdout.isEmpty, "\(none.stderr)")
     }
+
+    @Test func aWriterWaitingForTheLockSaysSo() throws {
+        let s = try Sandbox()
+        #expect(try s.ck("record", "save", "Note", "--name", "a", "title=x").status == 0)
+        let lock = s.dir + "/store/containers/iCloud.ck.default/development/.lock"
+        // Another holder keeps the environment's lock for a second and a half.
+        let fd = open(lock, O_RDWR)
+        #expect(fd >= 0 && flock(fd, LOCK_EX) == 0)
+        DispatchQueue.global().asyncAfter(deadline: .now() + 1.5) { flock(fd, LOCK_UN); close(fd) }
+        let waited = try s.ck("record", "save", "Note", "--name", "b", "title=y")
+        #expect(waited.status == 0, "\(waited.stderr)")
+        #expect(waited.stderr == "ck: waiting for another ck to finish with the store (\(lock))…\n", "\(waited.stderr)")
+        // Quiet, and uncontended: nothing is said.
+        #expect(try s.ck("-q", "record", "save", "Note", "--name", "c", "title=z").stderr.isEmpty)
+        let fd2 = open(lock, O_RDWR)
+        #expect(fd2 >= 0 && flock(fd2, LOCK_EX) == 0)
+        DispatchQueue.global().asyncAfter(deadline: .now() + 1.5) { flock(fd2, LOCK_UN); close(fd2) }
+        let quiet = try s.ck("-q", "record", "save", "Note", "--name", "d", "title=w")
+        #expect(quiet.status == 0 && quiet.stderr.isEmpty, "\(quiet.stderr)")
+    }
 }

@@ -1,7 +1,19 @@
 import Foundation
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
+
+/// Who is told when a process has waited a second for a store lock (the command line says so on stderr).
+public enum LockWaitNotice {
+    static let hook = Mutex<(@Sendable (String) -> Void)?>(nil)
+
+    /// Sets what is told the lock file's path after a second's wait; nil tells nobody.
+    public static func set(_ notice: (@Sendable (String) -> Void)?) { hook.withLock { $0 = notice } }
+
+    /// How long a wait goes unmentioned.
+    static let after: DispatchTimeInterval = .seconds(1)
+}
 
 /// An advisory `flock` on a lock file: exclusive for writers, shared for readers.
 final class FileLock {
@@ -14,7 +26,17 @@ final class FileLock {
             if errno == ELOOP { throw FileIO.refusedSymlink(path) }
             throw CKError.internalError("cannot open lock file \(path): \(String(cString: strerror(errno)))")
         }
-        while flock(fd, exclusive ? LOCK_EX : LOCK_SH) != 0 {
+        let mode = exclusive ? LOCK_EX : LOCK_SH
+        // Uncontended, the lock is taken at once; a wait past a second is told (another ck is at work).
+        if flock(fd, mode | LOCK_NB) == 0 { return }
+        var notice: DispatchWorkItem? = nil
+        if let tell = LockWaitNotice.hook.withLock({ $0 }) {
+            let item = DispatchWorkItem { tell(path) }
+            DispatchQueue.global().asyncAfter(deadline: .now() + LockWaitNotice.after, execute: item)
+            notice = item
+        }
+        defer { notice?.cancel() }
+        while flock(fd, mode) != 0 {
             if errno == EINTR { continue }
             let e = errno
             close(fd)
