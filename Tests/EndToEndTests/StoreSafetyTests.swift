@@ -243,4 +243,22 @@ import Glibc
         let quiet = try s.ck("-q", "record", "save", "Note", "--name", "d", "title=w")
         #expect(quiet.status == 0 && quiet.stderr.isEmpty, "\(quiet.stderr)")
     }
+
+    @Test func aContainerFileOfTheWrongShapeIsReportedNeverOverwritten() throws {
+        let s = try Sandbox()
+        #expect(try s.ck("record", "save", "Note", "--name", "a", "title=x").status == 0)
+        let path = s.dir + "/store/containers/iCloud.ck.default/container.json"
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        let bad = text.replacingOccurrences(of: "\"accountStatus\" : \"available\"", with: "\"accountStatus\" : \"asleep\"")
+            .replacingOccurrences(of: "\"accountStatus\": \"available\"", with: "\"accountStatus\": \"asleep\"")
+        #expect(bad != text)
+        try bad.write(toFile: path, atomically: true, encoding: .utf8)
+        let save = try s.ck("--as", "bob", "record", "save", "Note", "--name", "b", "title=y")
+        #expect(save.status == 1 && save.stderr.contains("\(path): users.default.accountStatus is not one of"), "\(save.stderr)")
+        #expect(try String(contentsOfFile: path, encoding: .utf8) == bad, "container.json was overwritten")
+        let doctor = try s.ck("doctor")
+        #expect(doctor.status != 0 && doctor.stdout.contains("users.default.accountStatus is not one of"), "\(doctor.stdout)")
+        #expect(try s.ck("doctor", "--repair").status == 0)
+        #expect(try s.ck("--as", "bob", "record", "save", "Note", "--name", "b", "title=y").status == 0)
+    }
 }

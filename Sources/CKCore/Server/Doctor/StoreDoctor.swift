@@ -120,7 +120,15 @@ public struct StoreDoctor {
     mutating func checkContainer(_ id: String) {
         let dir = store.containerDir(id)
         let infoPath = dir + "/container.json"
-        if checkJSON(infoPath, required: true) == nil, repair {
+        let info = checkJSON(infoPath, required: true)
+        var infoOK = info != nil
+        if let o = info {
+            do throws(CKError) { try CKContainer.checkInfo(o, path: infoPath) } catch {
+                infoOK = false
+                if !repair { note(.problem, infoPath, error.reason, fix: "'ck doctor --repair' moves it aside and writes a new one") }
+            }
+        }
+        if !infoOK, repair {
             let moved = FileIO.exists(infoPath) ? moveAside(infoPath) : nil
             do {
                 try JSONFile.write(infoPath, .object(["identifier": .string(id), "created": .int(store.now()), "users": .object([:])]))
