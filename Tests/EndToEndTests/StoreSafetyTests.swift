@@ -261,4 +261,28 @@ import Glibc
         #expect(try s.ck("doctor", "--repair").status == 0)
         #expect(try s.ck("--as", "bob", "record", "save", "Note", "--name", "b", "title=y").status == 0)
     }
+
+    @Test func doctorRefusesOutOfOrderAndRepeatedSequenceNumbers() throws {
+        let s = try Sandbox()
+        #expect(try s.ck("zone", "create", "Z").status == 0)
+        #expect(try s.ck("zone", "create", "Y").status == 0)
+        for n in ["a", "b"] { #expect(try s.ck("-z", "Z", "record", "save", "Note", "--name", n, "t=1").status == 0) }
+        #expect(try s.ck("-z", "Y", "record", "save", "Note", "--name", "y", "t=1").status == 0)
+        #expect(try s.ck("doctor").status == 0)
+        let owner = try #require(try s.ck("zone", "show", "Z").stdout.split(separator: "\n").first { $0.hasPrefix("owner\t") }?.dropFirst(6))
+        let dir = s.dir + "/store/containers/iCloud.ck.default/development/private/\(owner)/"
+        // Swap Z's two lines: the second now has a lower number than the first.
+        let z = try String(contentsOfFile: dir + "Z.jsonl", encoding: .utf8).split(separator: "\n")
+        try (z.reversed().joined(separator: "\n") + "\n").write(toFile: dir + "Z.jsonl", atomically: true, encoding: .utf8)
+        let swapped = try s.ck("doctor")
+        #expect(swapped.status != 0 && swapped.stdout.contains("Z.jsonl:2\tsequence number"), "\(swapped.stdout)")
+        #expect(swapped.stdout.contains("(out of order or repeated)"))
+        // Put Z back; then give Y's line a number Z already uses.
+        try (z.joined(separator: "\n") + "\n").write(toFile: dir + "Z.jsonl", atomically: true, encoding: .utf8)
+        let y = try String(contentsOfFile: dir + "Y.jsonl", encoding: .utf8)
+        let used = try #require(z.first.flatMap { $0.split(separator: ",").first })
+        try y.replacingOccurrences(of: String(try #require(y.split(separator: ",").first)), with: String(used)).write(toFile: dir + "Y.jsonl", atomically: true, encoding: .utf8)
+        let repeated = try s.ck("doctor")
+        #expect(repeated.status != 0 && repeated.stdout.contains("is used again (first at"), "\(repeated.stdout)")
+    }
 }

@@ -27,6 +27,8 @@ public struct StoreDoctor {
     let repair: Bool
     var findings: [DoctorFinding] = []
     var lostFound: String? = nil
+    /// Where each sequence number of the environment being checked was met: numbers are unique per environment.
+    var seqSeen: [Int64: String] = [:]
 
     public static func examine(_ store: CKStore, repair: Bool) throws(CKError) -> [DoctorFinding] {
         // A store of a newer format is not checked (nor "repaired") by rules that don't apply to it.
@@ -157,6 +159,7 @@ public struct StoreDoctor {
     }
 
     mutating func checkEnvironment(_ env: EnvironmentStore) {
+        seqSeen = [:]
         // Schema.
         if let o = checkJSON(env.schemaPath, required: false) {
             do { _ = try Schema(json: o, path: env.schemaPath) } catch {
@@ -290,6 +293,7 @@ public struct StoreDoctor {
         let parsed = try? ZoneLog.parse(bytes, base: 0, firstLine: 1, path: path, into: ZoneLogContents())
         let incompleteFrom = parsed.flatMap { $0.tornBytes > 0 && $0.validLength < bytes.count ? $0.validLength : nil }
         var incomplete: [Int] = []
+        var lastSeq: Int64 = 0
         JSONLines.forEach(bytes) { line in
             if line.isBlank { return }
             let start = line.next - line.bytes.count - (line.terminated ? 1 : 0)
@@ -300,6 +304,17 @@ public struct StoreDoctor {
                 return
             }
             if let json = try? JSON.parse(utf8: line.bytes), let entry = try? LogEntry(json: json, path: path) {
+                // Sequence numbers grow along a log and never repeat in an environment: change tags and tokens rest on it.
+                let place = "\(path):\(line.number)"
+                if entry.seq <= lastSeq {
+                    note(.problem, place, "sequence number \(entry.seq) does not follow \(lastSeq) (out of order or repeated)",
+                         fix: "the log was edited or spliced by hand; restore it from a copy (doctor does not reorder history)")
+                } else if let other = seqSeen[entry.seq] {
+                    note(.problem, place, "sequence number \(entry.seq) is used again (first at \(other))",
+                         fix: "the logs were edited or copied by hand; restore them from a copy (doctor does not renumber history)")
+                }
+                lastSeq = max(lastSeq, entry.seq)
+                if seqSeen[entry.seq] == nil { seqSeen[entry.seq] = place }
                 good.append(contentsOf: line.bytes)
                 good.append(0x0A)
                 switch entry {
