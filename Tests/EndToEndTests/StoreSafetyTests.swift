@@ -285,4 +285,21 @@ import Glibc
         let repeated = try s.ck("doctor")
         #expect(repeated.status != 0 && repeated.stdout.contains("is used again (first at"), "\(repeated.stdout)")
     }
+
+    @Test func doctorChecksDeviceReplicas() throws {
+        let s = try Sandbox()
+        #expect(try s.ck("zone", "create", "Z").status == 0)
+        #expect(try s.ck("sync", "phone").status == 0)
+        #expect(try s.ck("sync", "tablet").status == 0)
+        #expect(try s.ck("doctor").status == 0, "healthy replicas pass")
+        let dir = try #require(s.files(under: s.dir + "/store/devices").first { $0.hasSuffix("phone.sqlite") })
+        let phone = s.dir + "/store/devices/" + dir
+        try Data(repeating: 0x41, count: 4096).write(to: URL(fileURLWithPath: phone))
+        try "x".write(toFile: (phone as NSString).deletingLastPathComponent + "/notes.txt", atomically: true, encoding: .utf8)
+        let r = try s.ck("doctor")
+        #expect(r.status != 0, "\(r.stdout)")
+        #expect(r.stdout.contains("problem\t\(phone)\tcan't be read as SQLite") || r.stdout.contains("problem\t\(phone)\tSQLite's integrity check fails"), "\(r.stdout)")
+        #expect(r.stdout.contains("notes.txt\tis not a file ck makes"), "\(r.stdout)")
+        #expect(!r.stdout.contains("tablet.sqlite"), "the healthy replica is not reported")
+    }
 }

@@ -16,7 +16,8 @@ enum DoctorCommand {
         }
         let store = try inv.store()
         let repair = inv.parsed.flag("repair")
-        let findings = try StoreDoctor.examine(store, repair: repair)
+        // Device replicas belong to the sync layer, which examines them itself (read only).
+        let findings = try StoreDoctor.examine(store, repair: repair) + Device.examineReplicas(in: store.root)
         let problems = findings.filter { $0.severity == .problem && !$0.repaired }
         switch try inv.outputFormat() {
         case .json: inv.line(JSON.object(["store": .string(store.root), "findings": .array(findings.map(\.json)), "ok": .bool(problems.isEmpty)]).pretty())
