@@ -302,4 +302,18 @@ import Glibc
         #expect(r.stdout.contains("notes.txt\tis not a file ck makes"), "\(r.stdout)")
         #expect(!r.stdout.contains("tablet.sqlite"), "the healthy replica is not reported")
     }
+
+    @Test func aDeviceFileThatIsALinkIsNeverFollowed() throws {
+        let s = try Sandbox()
+        #expect(try s.ck("zone", "create", "Z").status == 0)
+        #expect(try s.ck("sync", "phone").status == 0)
+        let phone = try #require(s.files(under: s.dir + "/store/devices").first { $0.hasSuffix("phone.sqlite") })
+        let dir = (s.dir + "/store/devices/" + phone as NSString).deletingLastPathComponent
+        let outside = s.dir + "/outside.sqlite"
+        try FileManager.default.createSymbolicLink(atPath: dir + "/evil.sqlite", withDestinationPath: outside)
+        let r = try s.ck("sync", "evil")
+        #expect(r.status != 0, "\(r.stdout)")
+        #expect(!FileManager.default.fileExists(atPath: outside), "a file was made outside the store")
+        #expect(try s.ck("doctor").stdout.contains("evil.sqlite\tis a symbolic link"))
+    }
 }
