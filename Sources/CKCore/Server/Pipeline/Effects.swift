@@ -54,7 +54,7 @@ extension CKDatabase {
     /// The effects stage for dropped zones (a zone delete, a schema reset, an import that replaces): each log
     /// goes, the zone is recorded as deleted in the database change feed with a fresh sequence number, the
     /// index forgets it, and the owner's database subscriptions fire. Call with the exclusive lock held.
-    func dropZones(_ zones: [Zone], catalog: inout ZoneCatalog, notify: Bool) throws(CKError) {
+    func dropZones(_ zones: [Zone], catalog: inout ZoneCatalog, notify: Bool, purged: Bool = false) throws(CKError) {
         guard !zones.isEmpty else { return }
         let file = notify ? try SubscriptionFile.read(env.subscriptionsPath) : SubscriptionFile()
         var seq = try env.highestSeq(catalog: catalog)
@@ -70,7 +70,7 @@ extension CKDatabase {
             // The log goes first: a crash then leaves an empty zone, never a deleted zone whose records return.
             if FileIO.exists(path) { try FileIO.removeTree(path) }
             catalog.zones.removeAll { $0.zoneID == zone.zoneID && $0.database == zone.database }
-            catalog.deleted.append((zone, store.now(), seq))
+            catalog.deleted.append((zone, store.now(), seq, purged))
             catalog.lastSeq = seq
             try env.writeCatalog(catalog)
             try env.index()?.sync(path, warnings: &env.warnings)
