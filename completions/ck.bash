@@ -8,7 +8,7 @@ _ck_passopts='--data-dir --container -c --env -e --db --zone -z --as'
 # Sets _ck_subs, _ck_opts, _ck_vopts (options taking a value) and _ck_rt (argument index of a record type) for a command path.
 _ck_info() {
     case "$1" in
-        '') _ck_subs='init container zone record query subscription notification changes sync device user account role schema export import gc doctor help man completion' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
+        '') _ck_subs='init container zone record query subscription notification changes sync device user account role quota fault schema export import gc doctor help man completion' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
         'init') _ck_subs='' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
         'container') _ck_subs='create list use show delete' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
         'container create') _ck_subs='' _ck_opts='--use' _ck_vopts='' _ck_rt='' ;;
@@ -16,15 +16,16 @@ _ck_info() {
         'container use') _ck_subs='' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
         'container show') _ck_subs='' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
         'container delete') _ck_subs='' _ck_opts='--yes -y' _ck_vopts='' _ck_rt='' ;;
-        'zone') _ck_subs='create list show delete' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
+        'zone') _ck_subs='create list show delete purge' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
         'zone create') _ck_subs='' _ck_opts='--capabilities' _ck_vopts='--capabilities' _ck_rt='' ;;
         'zone list') _ck_subs='' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
         'zone show') _ck_subs='' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
         'zone delete') _ck_subs='' _ck_opts='--yes -y' _ck_vopts='' _ck_rt='' ;;
+        'zone purge') _ck_subs='' _ck_opts='--yes -y' _ck_vopts='' _ck_rt='' ;;
         'record') _ck_subs='save fetch delete' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
-        'record save') _ck_subs='' _ck_opts='--name --if-tag --policy --unset --fields-json --fields-file --fields-stdin --asset-file --batch --atomic --keys' _ck_vopts='--name --if-tag --policy --unset --fields-json --fields-file --asset-file --batch --keys' _ck_rt='0' ;;
+        'record save') _ck_subs='' _ck_opts='--name --if-tag --policy --unset --fields-json --fields-file --fields-stdin --asset-file --batch --atomic --no-atomic --keys' _ck_vopts='--name --if-tag --policy --unset --fields-json --fields-file --asset-file --batch --keys' _ck_rt='0' ;;
         'record fetch') _ck_subs='' _ck_opts='--keys' _ck_vopts='--keys' _ck_rt='' ;;
-        'record delete') _ck_subs='' _ck_opts='--yes -y --if-tag' _ck_vopts='--if-tag' _ck_rt='' ;;
+        'record delete') _ck_subs='' _ck_opts='--yes -y --if-tag --no-atomic' _ck_vopts='--if-tag' _ck_rt='' ;;
         'query') _ck_subs='' _ck_opts='--arg --sort --limit --cursor --all --keys --zone-wide --filters-json --filters --explain' _ck_vopts='--arg --sort --limit --cursor --keys --filters-json --filters' _ck_rt='0' ;;
         'subscription') _ck_subs='create list show delete' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
         'subscription create') _ck_subs='query zone database' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
@@ -40,7 +41,7 @@ _ck_info() {
         'changes') _ck_subs='zone database' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
         'changes zone') _ck_subs='' _ck_opts='--since --limit --keys' _ck_vopts='--since --limit --keys' _ck_rt='' ;;
         'changes database') _ck_subs='' _ck_opts='--since --limit' _ck_vopts='--since --limit' _ck_rt='' ;;
-        'sync') _ck_subs='' _ck_opts='--conflicts' _ck_vopts='--conflicts' _ck_rt='' ;;
+        'sync') _ck_subs='' _ck_opts='--conflicts --max-wait --no-retry' _ck_vopts='--conflicts --max-wait' _ck_rt='' ;;
         'device') _ck_subs='list show records save remove delete' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
         'device list') _ck_subs='' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
         'device show') _ck_subs='' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
@@ -58,6 +59,13 @@ _ck_info() {
         'role assign') _ck_subs='' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
         'role revoke') _ck_subs='' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
         'role list') _ck_subs='' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
+        'quota') _ck_subs='set show' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
+        'quota set') _ck_subs='' _ck_opts='--public' _ck_vopts='' _ck_rt='' ;;
+        'quota show') _ck_subs='' _ck_opts='--public' _ck_vopts='' _ck_rt='' ;;
+        'fault') _ck_subs='add list clear' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
+        'fault add') _ck_subs='' _ck_opts='--error --op --type --record --retry-after --times --probability --seed --after --after-commit --id' _ck_vopts='--error --op --type --record --retry-after --times --probability --seed --after --id' _ck_rt='' ;;
+        'fault list') _ck_subs='' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
+        'fault clear') _ck_subs='' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
         'schema') _ck_subs='show export import validate diff deploy reset index fmt' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
         'schema show') _ck_subs='' _ck_opts='' _ck_vopts='' _ck_rt='0' ;;
         'schema export') _ck_subs='' _ck_opts='--file' _ck_vopts='--file' _ck_rt='' ;;
@@ -100,6 +108,10 @@ _ck_value() {
         'sync:--conflicts') _ck_words 'local server' ;;
         'device save:--name') _ck_dynamic recordName ;;
         'device save:--unset') _ck_dynamic field "$_ck_rtype" ;;
+        'fault add:--error') _ck_words 'internalError networkUnavailable networkFailure badContainer serviceUnavailable requestRateLimited missingEntitlement notAuthenticated permissionFailure unknownItem invalidArguments resultsTruncated serverRecordChanged serverRejectedRequest assetFileNotFound assetFileModified incompatibleVersion constraintViolation operationCancelled changeTokenExpired zoneBusy badDatabase quotaExceeded zoneNotFound limitExceeded userDeletedZone tooManyParticipants alreadyShared referenceViolation managedAccountRestricted participantMayNeedVerification serverResponseLost assetNotAvailable accountTemporarilyUnavailable participantAlreadyInvited' ;;
+        'fault add:--op') _ck_words 'save fetch delete query zone subscription changes notification any' ;;
+        'fault add:--type') _ck_dynamic recordType ;;
+        'fault add:--record') _ck_dynamic recordName ;;
         'schema export:--file') _ck_files ;;
         'schema diff:--from') _ck_words 'development production' ;;
         'schema diff:--to') _ck_words 'development production' ;;
@@ -134,6 +146,9 @@ _ck_positional() {
             if (( $2 == 0 )); then _ck_dynamic zone; fi
             ;;
         'zone delete')
+            if (( $2 == 0 )); then _ck_dynamic zone; fi
+            ;;
+        'zone purge')
             if (( $2 == 0 )); then _ck_dynamic zone; fi
             ;;
         'record save')
@@ -196,6 +211,9 @@ _ck_positional() {
             if (( $2 == 0 )); then _ck_dynamic role; fi
             if (( $2 == 1 )); then _ck_dynamic user; fi
             ;;
+        'fault clear')
+            if (( $2 == 0 )); then _ck_dynamic fault; fi
+            ;;
         'schema show')
             if (( $2 == 0 )); then _ck_dynamic recordType; fi
             ;;
@@ -216,7 +234,7 @@ _ck_positional() {
             if (( $2 == 0 )); then _ck_files; fi
             ;;
         'help')
-            if (( $2 >= 0 )); then _ck_words 'environment exit-codes formats permissions predicates store init container zone record query subscription notification changes sync device user account role schema export import gc doctor help man completion'; fi
+            if (( $2 >= 0 )); then _ck_words 'environment exit-codes faults formats permissions predicates store init container zone record query subscription notification changes sync device user account role quota fault schema export import gc doctor help man completion'; fi
             ;;
         'completion')
             if (( $2 == 0 )); then _ck_words 'bash zsh fish'; fi
