@@ -8,7 +8,7 @@ _ck_passopts='--data-dir --container -c --env -e --db --zone -z --as'
 # Sets _ck_subs, _ck_opts, _ck_vopts (options taking a value) and _ck_rt (argument index of a record type) for a command path.
 _ck_info() {
     case "$1" in
-        '') _ck_subs='init container zone record asset query subscription notification changes sync device user account role kv schema model export import gc doctor help man completion' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
+        '') _ck_subs='init container zone record asset query subscription notification changes sync device user account role quota fault kv schema model export import gc doctor help man completion' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
         'init') _ck_subs='' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
         'container') _ck_subs='create list use show delete' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
         'container create') _ck_subs='' _ck_opts='--use' _ck_vopts='' _ck_rt='' ;;
@@ -16,15 +16,16 @@ _ck_info() {
         'container use') _ck_subs='' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
         'container show') _ck_subs='' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
         'container delete') _ck_subs='' _ck_opts='--yes -y' _ck_vopts='' _ck_rt='' ;;
-        'zone') _ck_subs='create list show delete' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
+        'zone') _ck_subs='create list show delete purge' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
         'zone create') _ck_subs='' _ck_opts='--zone-wide-sharing --capabilities' _ck_vopts='--capabilities' _ck_rt='' ;;
         'zone list') _ck_subs='' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
         'zone show') _ck_subs='' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
         'zone delete') _ck_subs='' _ck_opts='--yes -y' _ck_vopts='' _ck_rt='' ;;
+        'zone purge') _ck_subs='' _ck_opts='--yes -y' _ck_vopts='' _ck_rt='' ;;
         'record') _ck_subs='save fetch delete' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
-        'record save') _ck_subs='' _ck_opts='--name --parent --if-tag --policy --unset --fields-json --fields-file --fields-stdin --asset-file --batch --atomic --keys' _ck_vopts='--name --parent --if-tag --policy --unset --fields-json --fields-file --asset-file --batch --keys' _ck_rt='0' ;;
+        'record save') _ck_subs='' _ck_opts='--name --parent --if-tag --policy --unset --fields-json --fields-file --fields-stdin --asset-file --batch --atomic --no-atomic --keys' _ck_vopts='--name --parent --if-tag --policy --unset --fields-json --fields-file --asset-file --batch --keys' _ck_rt='0' ;;
         'record fetch') _ck_subs='' _ck_opts='--keys' _ck_vopts='--keys' _ck_rt='' ;;
-        'record delete') _ck_subs='' _ck_opts='--yes -y --if-tag' _ck_vopts='--if-tag' _ck_rt='' ;;
+        'record delete') _ck_subs='' _ck_opts='--yes -y --if-tag --no-atomic' _ck_vopts='--if-tag' _ck_rt='' ;;
         'asset') _ck_subs='get' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
         'asset get') _ck_subs='' _ck_opts='--file --index' _ck_vopts='--file --index' _ck_rt='' ;;
         'query') _ck_subs='' _ck_opts='--arg --sort --limit --cursor --all --keys --zone-wide --filters-json --filters --explain' _ck_vopts='--arg --sort --limit --cursor --keys --filters-json --filters' _ck_rt='0' ;;
@@ -42,7 +43,7 @@ _ck_info() {
         'changes') _ck_subs='zone database' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
         'changes zone') _ck_subs='' _ck_opts='--since --limit --keys' _ck_vopts='--since --limit --keys' _ck_rt='' ;;
         'changes database') _ck_subs='' _ck_opts='--since --limit' _ck_vopts='--since --limit' _ck_rt='' ;;
-        'sync') _ck_subs='' _ck_opts='--conflicts' _ck_vopts='--conflicts' _ck_rt='' ;;
+        'sync') _ck_subs='' _ck_opts='--conflicts --max-wait --no-retry' _ck_vopts='--conflicts --max-wait' _ck_rt='' ;;
         'device') _ck_subs='list show records save remove delete' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
         'device list') _ck_subs='' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
         'device show') _ck_subs='' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
@@ -60,6 +61,13 @@ _ck_info() {
         'role assign') _ck_subs='' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
         'role revoke') _ck_subs='' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
         'role list') _ck_subs='' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
+        'quota') _ck_subs='set show' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
+        'quota set') _ck_subs='' _ck_opts='--public' _ck_vopts='' _ck_rt='' ;;
+        'quota show') _ck_subs='' _ck_opts='--public' _ck_vopts='' _ck_rt='' ;;
+        'fault') _ck_subs='add list clear' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
+        'fault add') _ck_subs='' _ck_opts='--error --op --type --record --retry-after --times --probability --seed --after --after-commit --id' _ck_vopts='--error --op --type --record --retry-after --times --probability --seed --after --id' _ck_rt='' ;;
+        'fault list') _ck_subs='' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
+        'fault clear') _ck_subs='' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
         'kv') _ck_subs='set get list remove show sync events' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
         'kv set') _ck_subs='' _ck_opts='--type --json --device' _ck_vopts='--type --json --device' _ck_rt='' ;;
         'kv get') _ck_subs='' _ck_opts='--device' _ck_vopts='--device' _ck_rt='' ;;
@@ -116,6 +124,10 @@ _ck_value() {
         'sync:--conflicts') _ck_words 'local server' ;;
         'device save:--name') _ck_dynamic recordName ;;
         'device save:--unset') _ck_dynamic field "$_ck_rtype" ;;
+        'fault add:--error') _ck_words 'internalError networkUnavailable networkFailure badContainer serviceUnavailable requestRateLimited missingEntitlement notAuthenticated permissionFailure unknownItem invalidArguments resultsTruncated serverRecordChanged serverRejectedRequest assetFileNotFound assetFileModified incompatibleVersion constraintViolation operationCancelled changeTokenExpired zoneBusy badDatabase quotaExceeded zoneNotFound limitExceeded userDeletedZone tooManyParticipants alreadyShared referenceViolation managedAccountRestricted participantMayNeedVerification serverResponseLost assetNotAvailable accountTemporarilyUnavailable participantAlreadyInvited' ;;
+        'fault add:--op') _ck_words 'save fetch delete query zone subscription changes notification any' ;;
+        'fault add:--type') _ck_dynamic recordType ;;
+        'fault add:--record') _ck_dynamic recordName ;;
         'kv set:--device') _ck_dynamic device ;;
         'kv get:--device') _ck_dynamic device ;;
         'kv list:--device') _ck_dynamic device ;;
@@ -159,6 +171,9 @@ _ck_positional() {
             if (( $2 == 0 )); then _ck_dynamic zone; fi
             ;;
         'zone delete')
+            if (( $2 == 0 )); then _ck_dynamic zone; fi
+            ;;
+        'zone purge')
             if (( $2 == 0 )); then _ck_dynamic zone; fi
             ;;
         'record save')
@@ -225,6 +240,9 @@ _ck_positional() {
             if (( $2 == 0 )); then _ck_dynamic role; fi
             if (( $2 == 1 )); then _ck_dynamic user; fi
             ;;
+        'fault clear')
+            if (( $2 == 0 )); then _ck_dynamic fault; fi
+            ;;
         'kv set')
             if (( $2 == 0 )); then _ck_dynamic kvKey; fi
             ;;
@@ -269,7 +287,7 @@ _ck_positional() {
             if (( $2 == 0 )); then _ck_files; fi
             ;;
         'help')
-            if (( $2 >= 0 )); then _ck_words 'environment exit-codes formats kv model permissions predicates store init container zone record asset query subscription notification changes sync device user account role kv schema model export import gc doctor help man completion'; fi
+            if (( $2 >= 0 )); then _ck_words 'environment exit-codes faults formats kv model permissions predicates store init container zone record asset query subscription notification changes sync device user account role quota fault kv schema model export import gc doctor help man completion'; fi
             ;;
         'completion')
             if (( $2 == 0 )); then _ck_words 'bash zsh fish'; fi

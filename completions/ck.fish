@@ -7,11 +7,11 @@ function __ck_info --description 'Subcommands, options taking a value and record
     set -g __ck_rt
     switch "p:$argv[1]"
         case 'p:'
-            set -g __ck_subs init container zone record asset query subscription notification changes sync device user account role kv schema model export import gc doctor help man completion
+            set -g __ck_subs init container zone record asset query subscription notification changes sync device user account role quota fault kv schema model export import gc doctor help man completion
         case 'p:container'
             set -g __ck_subs create list use show delete
         case 'p:zone'
-            set -g __ck_subs create list show delete
+            set -g __ck_subs create list show delete purge
         case 'p:zone create'
             set -a __ck_vopts --capabilities
         case 'p:record'
@@ -52,7 +52,7 @@ function __ck_info --description 'Subcommands, options taking a value and record
         case 'p:changes database'
             set -a __ck_vopts --since --limit
         case 'p:sync'
-            set -a __ck_vopts --conflicts
+            set -a __ck_vopts --conflicts --max-wait
         case 'p:device'
             set -g __ck_subs list show records save remove delete
         case 'p:device save'
@@ -64,6 +64,12 @@ function __ck_info --description 'Subcommands, options taking a value and record
             set -g __ck_subs status set
         case 'p:role'
             set -g __ck_subs assign revoke list
+        case 'p:quota'
+            set -g __ck_subs set show
+        case 'p:fault'
+            set -g __ck_subs add list clear
+        case 'p:fault add'
+            set -a __ck_vopts --error --op --type --record --retry-after --times --probability --seed --after --id
         case 'p:kv'
             set -g __ck_subs set get list remove show sync events
         case 'p:kv set'
@@ -200,6 +206,8 @@ complete -c ck -n '__ck_arg \'\' 0' -a 'device' -d 'List, show, edit offline and
 complete -c ck -n '__ck_arg \'\' 0' -a 'user' -d 'List and show the container\'s iCloud users.'
 complete -c ck -n '__ck_arg \'\' 0' -a 'account' -d 'Show or set a user\'s iCloud account status.'
 complete -c ck -n '__ck_arg \'\' 0' -a 'role' -d 'Assign custom security roles to users.'
+complete -c ck -n '__ck_arg \'\' 0' -a 'quota' -d 'Set and show storage quotas.'
+complete -c ck -n '__ck_arg \'\' 0' -a 'fault' -d 'Inject CloudKit errors: add, list and clear fault rules.'
 complete -c ck -n '__ck_arg \'\' 0' -a 'kv' -d 'The iCloud key-value store: set, get, list, sync, and the change events devices receive.'
 complete -c ck -n '__ck_arg \'\' 0' -a 'schema' -d 'Show, export, import, validate, diff, deploy and reset the schema.'
 complete -c ck -n '__ck_arg \'\' 0' -a 'model' -d 'Check SwiftData and Core Data models against CloudKit\'s rules; generate their schema.'
@@ -225,11 +233,14 @@ complete -c ck -n '__ck_arg \'zone\' 0' -a 'create' -d 'Create a custom zone (sa
 complete -c ck -n '__ck_arg \'zone\' 0' -a 'list' -d 'List the zones of the database.'
 complete -c ck -n '__ck_arg \'zone\' 0' -a 'show' -d 'Show a zone: owner, capabilities, record count.'
 complete -c ck -n '__ck_arg \'zone\' 0' -a 'delete' -d 'Delete a custom zone and all its records.'
+complete -c ck -n '__ck_arg \'zone\' 0' -a 'purge' -d 'Delete a custom zone as the user does from iCloud settings.'
 complete -c ck -n '__ck_at \'zone create\'' -l zone-wide-sharing -d 'Also give the zone zoneWideSharing (a share of the whole zone).'
 complete -c ck -n '__ck_at \'zone create\'' -l capabilities -x -d 'Test aid, not CloudKit: give the zone only these comma-separated capabilities (to rehearse a zone without atomic or fetchChanges).'
 complete -c ck -n '__ck_arg \'zone show\' 0' -x -a '(__ck_dynamic zone)' -d 'Zone name (default: --zone or _defaultZone).'
 complete -c ck -n '__ck_at \'zone delete\'' -l yes -s y -d 'Do not ask for confirmation.'
 complete -c ck -n '__ck_arg \'zone delete\' 0' -x -a '(__ck_dynamic zone)' -d 'Zone name.'
+complete -c ck -n '__ck_at \'zone purge\'' -l yes -s y -d 'Do not ask for confirmation.'
+complete -c ck -n '__ck_arg \'zone purge\' 0' -x -a '(__ck_dynamic zone)' -d 'Zone name.'
 complete -c ck -n '__ck_arg \'record\' 0' -a 'save' -d 'Save a record: create it, or update it by change tag or save policy.'
 complete -c ck -n '__ck_arg \'record\' 0' -a 'fetch' -d 'Fetch records by name.'
 complete -c ck -n '__ck_arg \'record\' 0' -a 'delete' -d 'Delete records by name.'
@@ -243,7 +254,8 @@ complete -c ck -n '__ck_at \'record save\'' -l fields-file -r -F -d 'Read the fi
 complete -c ck -n '__ck_at \'record save\'' -l fields-stdin -d 'Read the fields JSON from stdin.'
 complete -c ck -n '__ck_at \'record save\'' -l asset-file -r -F -d 'cktool\'s --asset-files: an asset field whose JSON value is <key> takes the bytes of <path> (repeatable).'
 complete -c ck -n '__ck_at \'record save\'' -l batch -r -F -d 'Save JSON Lines records from <file> (\'-\' for stdin).'
-complete -c ck -n '__ck_at \'record save\'' -l atomic -d 'All or nothing (zones with the atomic capability; at most 200 operations).'
+complete -c ck -n '__ck_at \'record save\'' -l atomic -d 'All or nothing per request (the default in zones with the atomic capability).'
+complete -c ck -n '__ck_at \'record save\'' -l no-atomic -d 'Apply each operation on its own, even in a zone with the atomic capability.'
 complete -c ck -n '__ck_at \'record save\'' -l keys -x -a '(__ck_dynamic field)' -d 'Only these fields (desiredKeys); an empty list gives system fields only.'
 complete -c ck -n '__ck_arg \'record save\' 0' -x -a '(__ck_dynamic recordType)' -d 'Record type (created just in time in development).'
 complete -c ck -n '__ck_arg \'record save\' 1+' -x -a '(__ck_dynamic field)' -d 'Field values to set.'
@@ -251,6 +263,7 @@ complete -c ck -n '__ck_at \'record fetch\'' -l keys -x -a '(__ck_dynamic field)
 complete -c ck -n '__ck_arg \'record fetch\' 0+' -x -a '(__ck_dynamic recordName)' -d 'Record names.'
 complete -c ck -n '__ck_at \'record delete\'' -l yes -s y -d 'Do not ask for confirmation.'
 complete -c ck -n '__ck_at \'record delete\'' -l if-tag -x -d 'Delete only if the server\'s change tag is still <tag> (one name only).'
+complete -c ck -n '__ck_at \'record delete\'' -l no-atomic -d 'Apply each operation on its own, even in a zone with the atomic capability.'
 complete -c ck -n '__ck_arg \'record delete\' 0+' -x -a '(__ck_dynamic recordName)' -d 'Record names.'
 complete -c ck -n '__ck_arg \'asset\' 0' -a 'get' -d 'Write the bytes of a record\'s asset field to a file or stdout.'
 complete -c ck -n '__ck_at \'asset get\'' -l file -r -F -d 'Write the bytes to <path> (replaced atomically).'
@@ -313,6 +326,8 @@ complete -c ck -n '__ck_arg \'changes zone\' 0' -x -a '(__ck_dynamic zone)' -d '
 complete -c ck -n '__ck_at \'changes database\'' -l since -x -d 'Changes after this syncToken (from the previous call); omit to start from the beginning.'
 complete -c ck -n '__ck_at \'changes database\'' -l limit -x -d 'At most n items (resultsLimit); moreComing says when to ask again.'
 complete -c ck -n '__ck_at \'sync\'' -l conflicts -x -a 'local server' -d 'Who wins a key both sides changed: local (default) or server.'
+complete -c ck -n '__ck_at \'sync\'' -l max-wait -x -d 'Most seconds to wait in all for retries after retryAfter (default: 5).'
+complete -c ck -n '__ck_at \'sync\'' -l no-retry -d 'Stop at the first retryable error (exit 5, with the wait in the message).'
 complete -c ck -n '__ck_arg \'sync\' 0' -x -a '(__ck_dynamic device)' -d 'Device name: letters, digits, \'-\', \'_\', \'.\'.'
 complete -c ck -n '__ck_arg \'device\' 0' -a 'list' -d 'List the acting user\'s devices.'
 complete -c ck -n '__ck_arg \'device\' 0' -a 'show' -d 'Show a device: user, tokens, pending edits, last sync.'
@@ -344,6 +359,25 @@ complete -c ck -n '__ck_arg \'role assign\' 0' -x -a '(__ck_dynamic role)' -d 'A
 complete -c ck -n '__ck_arg \'role assign\' 1' -x -a '(__ck_dynamic user)' -d 'A user name the container knows.'
 complete -c ck -n '__ck_arg \'role revoke\' 0' -x -a '(__ck_dynamic role)' -d 'A role from the schema\'s CREATE ROLE.'
 complete -c ck -n '__ck_arg \'role revoke\' 1' -x -a '(__ck_dynamic user)' -d 'A user name the container knows.'
+complete -c ck -n '__ck_arg \'quota\' 0' -a 'set' -d 'Set a quota (none removes it).'
+complete -c ck -n '__ck_arg \'quota\' 0' -a 'show' -d 'Show a quota and what uses it.'
+complete -c ck -n '__ck_at \'quota set\'' -l public -d 'The public database\'s quota (the developer\'s), not a user\'s.'
+complete -c ck -n '__ck_at \'quota show\'' -l public -d 'The public database\'s quota (the developer\'s), not a user\'s.'
+complete -c ck -n '__ck_arg \'fault\' 0' -a 'add' -d 'Add a fault rule.'
+complete -c ck -n '__ck_arg \'fault\' 0' -a 'list' -d 'List the fault rules of the environment.'
+complete -c ck -n '__ck_arg \'fault\' 0' -a 'clear' -d 'Remove one fault rule, or all of them.'
+complete -c ck -n '__ck_at \'fault add\'' -l error -x -a 'internalError networkUnavailable networkFailure badContainer serviceUnavailable requestRateLimited missingEntitlement notAuthenticated permissionFailure unknownItem invalidArguments resultsTruncated serverRecordChanged serverRejectedRequest assetFileNotFound assetFileModified incompatibleVersion constraintViolation operationCancelled changeTokenExpired zoneBusy badDatabase quotaExceeded zoneNotFound limitExceeded userDeletedZone tooManyParticipants alreadyShared referenceViolation managedAccountRestricted participantMayNeedVerification serverResponseLost assetNotAvailable accountTemporarilyUnavailable participantAlreadyInvited' -d 'The CloudKit error to answer (CKError code name).'
+complete -c ck -n '__ck_at \'fault add\'' -l op -x -a 'save fetch delete query zone subscription changes notification any' -d 'Operations to match (default: any).'
+complete -c ck -n '__ck_at \'fault add\'' -l type -x -a '(__ck_dynamic recordType)' -d 'Only records of this type in save and delete requests.'
+complete -c ck -n '__ck_at \'fault add\'' -l record -x -a '(__ck_dynamic recordName)' -d 'Only this record in save and delete requests.'
+complete -c ck -n '__ck_at \'fault add\'' -l retry-after -x -d 'retryAfter of a retryable error (default: 2).'
+complete -c ck -n '__ck_at \'fault add\'' -l times -x -d 'Fire n times, then the rule is gone (default: every time).'
+complete -c ck -n '__ck_at \'fault add\'' -l probability -x -d 'Fire with probability p (0 to 1) at each matching operation.'
+complete -c ck -n '__ck_at \'fault add\'' -l seed -x -d 'Seed of the --probability draws (default: chosen once and kept).'
+complete -c ck -n '__ck_at \'fault add\'' -l after -x -d 'Let n matching operations through first.'
+complete -c ck -n '__ck_at \'fault add\'' -l after-commit -d 'networkFailure only: apply the operation, then lose the response.'
+complete -c ck -n '__ck_at \'fault add\'' -l id -x -d 'Rule ID (default: f1, f2, …).'
+complete -c ck -n '__ck_arg \'fault clear\' 0' -x -a '(__ck_dynamic fault)' -d 'Rule ID (default: every rule).'
 complete -c ck -n '__ck_arg \'kv\' 0' -a 'set' -d 'Set a key\'s value (on the server, or on a device with --device).'
 complete -c ck -n '__ck_arg \'kv\' 0' -a 'get' -d 'Print a key\'s value (from the server, or a device with --device).'
 complete -c ck -n '__ck_arg \'kv\' 0' -a 'list' -d 'List keys with their type and size (from the server, or a device with --device).'
@@ -413,7 +447,7 @@ complete -c ck -n '__ck_at \'import\'' -l all-users -d 'Load every user\'s data,
 complete -c ck -n '__ck_arg \'import\' 0' -r -F -d 'The document (\'-\' for stdin).'
 complete -c ck -n '__ck_at \'gc\'' -l dry-run -d 'Say what would be compacted and removed; change nothing.'
 complete -c ck -n '__ck_at \'doctor\'' -l repair -d 'Move bad data aside and rebuild what can be rebuilt.'
-complete -c ck -n '__ck_arg \'help\' 0+' -x -a 'environment exit-codes formats kv model permissions predicates store init container zone record asset query subscription notification changes sync device user account role kv schema model export import gc doctor help man completion' -d 'A topic or a command path.'
+complete -c ck -n '__ck_arg \'help\' 0+' -x -a 'environment exit-codes faults formats kv model permissions predicates store init container zone record asset query subscription notification changes sync device user account role quota fault kv schema model export import gc doctor help man completion' -d 'A topic or a command path.'
 complete -c ck -n '__ck_at \'man\'' -l dir -x -a '(__fish_complete_directories (commandline -ct))' -d 'Write every page into <dir>.'
 complete -c ck -n '__ck_arg \'completion\' 0' -x -a 'bash zsh fish' -d 'bash, zsh or fish.'
 complete -c ck -l data-dir -x -a '(__fish_complete_directories (commandline -ct))' -d 'Use the store at <dir> (env CK_DATA_DIR; default: nearest .ck/, else ~/.local/share/ck).'

@@ -47,6 +47,9 @@ import Testing
         _ = try db.databaseChanges()
         _ = try db.notifications()
         _ = try db.markNotificationsRead(nil)
+        _ = try db.quotaUsage()
+        _ = try db.createZone("Gone")
+        _ = try db.purgeZone("Gone")
         let doc = try t.store.container().exportFixtures(.development, as: try Caller.user("default"))
         let kv = KeyValueStore(database: db)
         try kv.set("theme", .string("dark"))
@@ -120,5 +123,65 @@ import Testing
         let saved = try db.modify([op]).results[0]
         guard case .saved(let r) = saved, case .asset(let a)? = r.fields["f"] else { Issue.record("not saved: \(saved)"); return }
         #expect(try FileIO.read(db.assetPath(a)) == Array("from the caller: \(path)".utf8))
+    }
+}
+
+/// The fault rule engine on its own: matching, counters, seeded draws, spent rules.
+@Suite struct FaultRuleTests {
+    func point(_ ops: Set<FaultRule.Op>, zone: String? = "Notes", record: (String, String?)? = nil) -> FaultPoint {
+        FaultPoint(ops: ops, zone: zone, database: .private, user: "alice", record: record.map { (name: $0.0, type: $0.1) })
+    }
+
+    @Test func aTimesRuleFiresThatOftenAfterItsAfterAndThenGoes() {
+        var rule = FaultRule(id: "f1", error: .zoneBusy)
+        rule.op = .save
+        rule.times = 2
+        rule.after = 1
+        var book = FaultBook(rules: [rule])
+        #expect(book.consume(point([.fetch])) == nil, "another op")
+        #expect(book.consume(point([.save])) == nil, "the first is let through (--after 1)")
+        #expect(book.consume(point([.save]))?.id == "f1")
+        #expect(book.consume(point([.save]))?.id == "f1")
+        #expect(book.rules.isEmpty)
+        #expect(book.consume(point([.save])) == nil)
+    }
+
+    @Test func recordTargetsMatchOnlyRecordsAndFiltersNarrow() {
+        var rule = FaultRule(id: "p", error: .serverRejectedRequest)
+        rule.recordType = "Photo"
+        rule.zone = "Notes"
+        rule.user = "alice"
+        var book = FaultBook(rules: [rule])
+        #expect(book.consume(point([.save])) == nil, "a whole request is not a record")
+        #expect(book.consume(point([.save], record: ("n", "Note"))) == nil)
+        #expect(book.consume(point([.save], zone: "Other", record: ("p", "Photo"))) == nil)
+        #expect(book.consume(point([.delete], record: ("p", "Photo")))?.id == "p")
+    }
+
+    @Test func seededDrawsRepeatAndFollowTheProbability() {
+        var rule = FaultRule(id: "r", error: .zoneBusy)
+        rule.probability = 0.25
+        rule.seed = 7
+        var a = FaultBook(rules: [rule]), b = FaultBook(rules: [rule])
+        let one = (0..<400).map { _ in a.consume(point([.query])) != nil }
+        let two = (0..<400).map { _ in b.consume(point([.query])) != nil }
+        #expect(one == two)
+        let fired = one.filter { $0 }.count
+        #expect(fired > 60 && fired < 140, "about a quarter of 400: \(fired)")
+        #expect(a.rules.first?.draws == 400)
+    }
+
+    @Test func optionsThatDoNotFitAreRefused() {
+        var r = FaultRule(id: "x", error: .quotaExceeded)
+        r.retryAfter = 1
+        #expect(ckError { try r.validate() }?.code == .invalidArguments)
+        r = FaultRule(id: "x", error: .zoneBusy)
+        r.times = 0
+        #expect(ckError { try r.validate() }?.code == .invalidArguments)
+        r = FaultRule(id: "x", error: .partialFailure)
+        #expect(ckError { try r.validate() }?.code == .invalidArguments)
+        r = FaultRule(id: "x", error: .zoneBusy)
+        r.afterCommit = true
+        #expect(ckError { try r.validate() }?.code == .invalidArguments)
     }
 }

@@ -141,7 +141,7 @@ import Glibc
                     #expect(r.stdout.isEmpty, "\(r.label) failed but printed records: \(r.stdout.prefix(200))")
                     if bl.kind == 0 {
                         #expect(r.status == 10, "\(r.label) (a wrong type on line \(bl.line + 1)): exit \(r.status)")
-                        #expect(r.stderr.hasPrefix("ck: batchRequestFailed (22): Atomic request failed: 1 of 25 operations were rejected, so none was applied"),
+                        #expect(r.stderr.hasPrefix("ck: partialFailure (2): Failed to modify some records: 1 of 25 operations were rejected, so the atomic request applied none"),
                                 "\(r.label): \(r.stderr.prefix(300))")
                         #expect(r.stderr.contains("  q\(p)-\(b)-\(bl.line): invalidArguments (12)"), "\(r.label): \(r.stderr.prefix(300))")
                     } else {

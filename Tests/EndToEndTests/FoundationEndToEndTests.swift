@@ -108,7 +108,7 @@ import Testing
         let input = #"{"recordName":"a","recordType":"Note","fields":{"n":{"value":1}}}"# + "\n" + #"{"recordName":"b","recordType":"Note","fields":{"n":{"value":"x","type":"INT64"}}}"#
         let r = try s.run(["-z", "Notes", "record", "save", "--batch", "-", "--atomic"], stdin: input)
         #expect(r.status == 10)
-        #expect(r.stderr.hasPrefix("ck: batchRequestFailed (22):"))
+        #expect(r.stderr.hasPrefix("ck: partialFailure (2): Failed to modify some records: 1 of 2 operations were rejected, so the atomic request applied none"))
         #expect(r.stderr.contains("  a: batchRequestFailed (22)"))
         #expect(r.stderr.contains("  b: invalidArguments (12)"))
         #expect(try s.ck("-z", "Notes", "record", "fetch", "a").status == 3)

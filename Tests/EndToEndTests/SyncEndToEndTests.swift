@@ -61,11 +61,22 @@ import Testing
         #expect(missing.status == 3 && missing.stderr.contains("ck sync nope"))
         let policy = try s.ck("sync", "phone", "--conflicts", "mine")
         #expect(policy.status == 64)
-        // An edit in a zone the server lacks stays pending: exit 10, and the next sync still has it.
+        // An edit in a zone the server lacks (and never deleted): the sync meets zoneNotFound, creates the zone
+        // and uploads the edit, as a CKSyncEngine app does (docs/faults.md).
         #expect(try s.ck("device", "save", "phone", "Note", "--name", "a", "-z", "Gone", "title=x").status == 0)
-        let kept = try s.ck("sync", "phone")
-        #expect(kept.status == 10 && kept.stdout.contains("kept\tGone\ta\tzoneNotFound"), "\(kept.stdout) \(kept.stderr)")
-        #expect(try s.ck("device", "show", "phone", "-o", "plain").stdout.contains("pending saves\t1\n"))
+        let created = try s.ck("sync", "phone")
+        #expect(created.status == 0 && created.stdout.contains("pushed\tsave\tGone\ta\n") && created.stdout.contains("recreated\tGone\n"),
+                "\(created.stdout) \(created.stderr)")
+        #expect(try s.ck("device", "show", "phone", "-o", "plain").stdout.contains("pending saves\t0\n"))
+        #expect(try s.ck("-z", "Gone", "record", "fetch", "a", "-o", "plain").stdout.hasSuffix("\ttitle=x\n"))
+        // A zone deleted on the server still wins over the device's edits of it.
+        #expect(try s.ck("device", "save", "phone", "Note", "--name", "a", "-z", "Gone", "title=y").status == 0)
+        #expect(try s.ck("zone", "delete", "Gone", "-y").status == 0)
+        let dropped = try s.ck("sync", "phone")
+        #expect(dropped.stdout.contains("dropped\tGone\ta\tzone Gone was deleted on the server"), "\(dropped.stdout) \(dropped.stderr)")
+        #expect(!dropped.stdout.contains("recreated"))
+        #expect(try s.ck("device", "show", "phone", "-o", "plain").stdout.contains("pending saves\t0\n"))
+        #expect(try s.ck("-z", "Gone", "record", "fetch", "a").status == 3)
     }
 }
 

@@ -74,6 +74,7 @@ enum ChangesCommand {
         func zoneJSON(_ z: ZoneChange) -> JSON {
             var o: [String: JSON] = ["zoneID": z.zoneID.json]
             if z.deleted { o["deleted"] = .bool(true) }
+            if z.purged { o["purged"] = .bool(true) }
             return .object(o)
         }
         switch try inv.outputFormat() {
@@ -84,12 +85,12 @@ enum ChangesCommand {
             for z in c.zones { inv.line(zoneJSON(z).serialized()) }
             inv.line(JSON.object(["syncToken": .string(c.syncToken), "moreComing": .bool(c.moreComing)]).serialized())
         case .plain:
-            for z in c.zones { inv.line((z.deleted ? "deleted\t" : "changed\t") + z.zoneID.zoneName) }
+            for z in c.zones { inv.line((z.purged ? "purged\t" : z.deleted ? "deleted\t" : "changed\t") + z.zoneID.zoneName) }
             inv.line("syncToken\t" + c.syncToken)
             if c.moreComing { inv.line("moreComing\ttrue") }
         case .table:
             var t = Table(["CHANGE", "ZONE"])
-            for z in c.zones { t.add([z.deleted ? "deleted" : "changed", z.zoneID.zoneName]) }
+            for z in c.zones { t.add([z.purged ? "purged" : z.deleted ? "deleted" : "changed", z.zoneID.zoneName]) }
             if c.zones.isEmpty { inv.line("No zone changes.") } else { inv.out(t.aligned()) }
             inv.line("syncToken: " + c.syncToken)
             if c.moreComing { inv.line("moreComing: ask again with --since to get the rest") }

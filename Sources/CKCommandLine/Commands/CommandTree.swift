@@ -11,7 +11,7 @@ public enum CommandTree {
                    ("ck help exit-codes", "What each exit code means.")],
         subcommands: [InitCommand.spec, ContainerCommand.spec, ZoneCommand.spec, RecordCommand.spec, AssetCommand.spec, QueryCommand.spec,
                       SubscriptionCommand.spec, NotificationCommand.spec, ChangesCommand.spec, SyncCommand.spec, DeviceCommand.spec,
-                      UserCommand.spec, AccountCommand.spec, RoleCommand.spec, KVCommand.spec,
+                      UserCommand.spec, AccountCommand.spec, RoleCommand.spec, QuotaCommand.spec, FaultCommand.spec, KVCommand.spec,
                       SchemaCommand.spec, ModelCommand.spec, FixturesCommands.export, FixturesCommands.importSpec, GCCommand.spec, DoctorCommand.spec,
                       HelpCommand.spec, ManCommand.spec, CompletionCommand.spec, CompletionCommand.completeSpec])
 

@@ -5,7 +5,7 @@ import CKCore
 enum CompletionCommand {
     static let spec = CommandSpec(
         "completion", summary: "Print a shell completion script for bash, zsh or fish.",
-        discussion: "The script completes commands, options and their values from the same command tree as --help. Containers, zones, record types, fields, record names, users, subscription IDs, devices and key-value keys come from the store: the script asks ck for them, honouring --data-dir, --container, --env, --db, --zone and --as on the line and the CK_ environment variables.",
+        discussion: "The script completes commands, options and their values from the same command tree as --help. Containers, zones, record types, fields, record names, users, subscription IDs, devices, key-value keys and fault rule IDs come from the store: the script asks ck for them, honouring --data-dir, --container, --env, --db, --zone and --as on the line and the CK_ environment variables.",
         arguments: [ArgumentSpec("shell", help: "bash, zsh or fish.", choices: CompletionRenderer.Shell.allCases.map(\.rawValue))],
         examples: [("source <(ck completion bash)", "Complete ck in the current bash."),
                    ("ck completion zsh > \"${fpath[1]}/_ck\"", "Install the zsh completion."),
@@ -14,7 +14,7 @@ enum CompletionCommand {
 
     static let completeSpec = CommandSpec(
         "__complete", summary: "Print completion candidates from the store, one a line (used by completion scripts).",
-        arguments: [ArgumentSpec("kind", help: "container, zone, recordType, field, recordName, user, subscription, device or kvKey."),
+        arguments: [ArgumentSpec("kind", help: "container, zone, recordType, field, recordName, user, role, subscription, device, kvKey or fault."),
                     ArgumentSpec("record-type", help: "For field and recordName: only this record type.", optional: true)],
         hidden: true, run: complete)
 
@@ -69,6 +69,8 @@ enum CompletionCommand {
             candidates = Device.names(for: try inv.database())
         case .kvKey:
             candidates = try KeyValueStore(database: try inv.database()).entries().map(\.key)
+        case .fault:
+            candidates = try inv.container().faults(environment: inv.environment()).map(\.id)
         default:
             candidates = []
         }

@@ -19,6 +19,7 @@ enum HelpCommand {
         "predicates": predicates,
         "model": model,
         "permissions": permissions,
+        "faults": faults,
         "kv": KVHelpTopic.text,
     ]
 
@@ -42,6 +43,38 @@ enum HelpCommand {
             out += String(row.code).padding(toLength: 5, withPad: " ", startingAt: 0) + row.meaning + "\n"
             if !row.errors.isEmpty { out += HelpRenderer.wrap(row.errors, indent: 5) + "\n" }
         }
+        return out
+    }
+
+    static func faults() -> String {
+        var out = """
+        INJECTED FAULTS
+
+        'ck fault add --error <name>' makes matching operations of the environment
+        fail with a CloudKit error, before anything is written. Rules live in
+        faults.json and are consumed under the store's lock: a --times 1 rule
+        fires exactly once across parallel ck processes, and a --probability rule
+        draws from its seed, the same sequence on every run.
+
+        --op save|fetch|delete|query|zone|subscription|changes|notification|any
+        --type T, --record NAME   records inside save and delete requests: in a
+                                  batch those fail (partialFailure) and, in an
+                                  atomic zone, the others get batchRequestFailed
+        --zone, --db, --as        given on the 'fault add' line: only there
+        --times N | --probability P [--seed S], --after N, --id ID
+        --retry-after SECONDS     requestRateLimited, zoneBusy, serviceUnavailable,
+                                  accountTemporarilyUnavailable (default 2; exit 5)
+        --after-commit            networkFailure only: applied, response lost
+
+        'ck sync' retries retryable errors after retryAfter (--max-wait, --no-retry),
+        keeps saves pending once the quota is exceeded but still sends deletions,
+        stops with edits kept when the account can't sync, and recreates a zone the
+        user deleted ('ck zone purge'). See docs/faults.md and docs/quotas.md.
+
+        Errors --error accepts:
+
+        """
+        out += HelpRenderer.wrap(FaultCommand.errorNames.joined(separator: ", "), indent: 2) + "\n"
         return out
     }
 

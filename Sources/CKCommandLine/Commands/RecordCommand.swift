@@ -73,5 +73,16 @@ enum RecordCommand {
         return k.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
     }
 
+    static let noAtomicOption = OptionSpec("no-atomic", help: "Apply each operation on its own, even in a zone with the atomic capability.")
+
+    /// Whether a modify is atomic: by default, as CKModifyRecordsOperation.isAtomic and Web Services' atomic
+    /// (only zones with the atomic capability honour it).
+    static func atomic(_ inv: Invocation) throws -> Bool {
+        if inv.parsed.flag("atomic") && inv.parsed.flag("no-atomic") {
+            throw UsageError("--atomic and --no-atomic exclude each other", command: inv.command.path)
+        }
+        return !inv.parsed.flag("no-atomic")
+    }
+
     static let keysOption = OptionSpec("keys", value: "a,b", help: "Only these fields (desiredKeys); an empty list gives system fields only.", completion: .field)
 }

@@ -24,7 +24,8 @@ enum RecordSaveCommand {
             OptionSpec("fields-stdin", help: "Read the fields JSON from stdin."),
             OptionSpec("asset-file", value: "key=path", help: "cktool's --asset-files: an asset field whose JSON value is <key> takes the bytes of <path> (repeatable).", repeatable: true, completion: .file),
             OptionSpec("batch", value: "file", help: "Save JSON Lines records from <file> ('-' for stdin).", completion: .file),
-            OptionSpec("atomic", help: "All or nothing (zones with the atomic capability; at most 200 operations)."),
+            OptionSpec("atomic", help: "All or nothing per request (the default in zones with the atomic capability)."),
+            RecordCommand.noAtomicOption,
             RecordCommand.keysOption,
         ],
         examples: [
@@ -50,7 +51,9 @@ enum RecordSaveCommand {
             throw UsageError("--if-tag and --policy exclude each other: --if-tag checks the change tag, a policy overwrites", command: inv.command.path)
         }
         if let batch = inv.parsed.value("batch") { return try runBatch(inv, file: batch, policy: policy) }
-        if inv.parsed.flag("atomic") { throw UsageError("--atomic goes with --batch", command: inv.command.path) }
+        if inv.parsed.flag("atomic") || inv.parsed.flag("no-atomic") {
+            throw UsageError("--atomic and --no-atomic go with --batch", command: inv.command.path)
+        }
         guard let type = inv.positionals.first else {
             throw UsageError("expected a record type (or --batch <file>)", command: inv.command.path)
         }
@@ -203,20 +206,22 @@ enum RecordSaveCommand {
             }
             start = end + 1
         }
-        let atomic = inv.parsed.flag("atomic")
-        if atomic && lines.count > CKDatabase.maxOperationsPerRequest {
+        let explicit = inv.parsed.flag("atomic")
+        let atomic = try RecordCommand.atomic(inv)
+        if explicit && lines.count > CKDatabase.maxOperationsPerRequest {
             throw CKError(.limitExceeded, "\(lines.count) operations in one atomic request; CloudKit allows \(CKDatabase.maxOperationsPerRequest)",
                           hint: "atomicity holds per request: split the file into requests of at most 200, or drop --atomic")
         }
         let db = try inv.database()
-        if atomic {
+        if explicit {
             let zone = try db.zones().first { $0.zoneID.zoneName == inv.zone }
             if zone?.capabilities.contains(.atomic) != true {
                 inv.note("warning: zone \(inv.zone) has no atomic capability; --atomic has no effect there, as in CloudKit")
             }
         }
         let size = CKDatabase.maxOperationsPerRequest
-        let spans = atomic && !lines.isEmpty ? [0..<lines.count] : requestSpans(lines)
+        // An explicit --atomic is one request (refused above 200); otherwise requests of CloudKit's size, each atomic by default.
+        let spans = explicit && !lines.isEmpty ? [0..<lines.count] : requestSpans(lines)
         if spans.count > (lines.count + size - 1) / size {
             inv.note("\(lines.count) operations: sending \(spans.count) requests of at most \(size) operations and 2 MB of records (CloudKit's limits per request)")
         } else if spans.count > 1 {
@@ -303,7 +308,9 @@ enum RecordSaveCommand {
         inv.release(held)
         if let e = RecordCommand.failure(failures, total: total, verb: "save") {
             if failures.contains(where: { $0.error.code == .batchRequestFailed }) {
-                throw CKError(.batchRequestFailed, "Atomic request failed: \(failures.filter { $0.error.code != .batchRequestFailed }.count) of \(total) operations were rejected, so none was applied", items: failures)
+                // As CloudKit answers an atomic request: partialFailure, whose items are the real failures and
+                // batchRequestFailed for the rest.
+                throw CKError(.partialFailure, "Failed to modify some records: \(failures.filter { $0.error.code != .batchRequestFailed }.count) of \(total) operations were rejected, so the atomic request applied none", items: failures)
             }
             throw e
         }

@@ -9,7 +9,9 @@ enum SyncCommand {
         discussion: "A device is one client (an iPhone, a Mac) of the acting user (--as), kept in its own SQLite file; the first sync creates it. A sync pushes the device's pending edits (only the changed keys, with the change tag they were made on) and then pulls the private database's change feeds. When the server changed a record meanwhile, the device merges three ways: keys only the device changed are taken; a key both changed differently is a conflict, won by the device (--conflicts local) or the server (--conflicts server). A record or zone deleted on the server wins over the device's edits of it, and the dropped edit is reported. Only custom zones sync: _defaultZone has no change feed in CloudKit. Edits the server refused stay pending, and the command exits 10. The device's key-value store syncs too (see 'ck kv sync'); its line appears when it moved or reported something. See also 'ck device'.",
         arguments: [deviceArgument],
         options: [OptionSpec("conflicts", value: "side", help: "Who wins a key both sides changed: local (default) or server.",
-                             choices: ConflictPolicy.allCases.map(\.rawValue))],
+                             choices: ConflictPolicy.allCases.map(\.rawValue)),
+                  OptionSpec("max-wait", value: "seconds", help: "Most seconds to wait in all for retries after retryAfter (default: 5)."),
+                  OptionSpec("no-retry", help: "Stop at the first retryable error (exit 5, with the wait in the message).")],
         examples: [("ck sync phone", "Create device phone on first use and fetch the user's custom zones."),
                    ("ck sync tablet --conflicts server", "Sync tablet; on a conflicting key the server's value wins."),
                    ("ck sync phone -o json", "The sync report as JSON.")],
@@ -19,9 +21,16 @@ enum SyncCommand {
         let name = try inv.single("device name")
         let policy = ConflictPolicy(rawValue: inv.parsed.value("conflicts") ?? "local") ?? .local
         let device = try Device.open(name, database: try inv.database())
+        var maxWait = SyncEngine.defaultMaxWait
+        if let text = inv.parsed.value("max-wait") {
+            guard let v = Double(text), v >= 0, v.isFinite else {
+                throw UsageError("--max-wait takes a number of seconds (0 or more), not '\(text)'", command: inv.command.path)
+            }
+            maxWait = v
+        }
         var bar: Progress? = nil
         var phase: SyncProgress.Phase? = nil
-        let engine = SyncEngine(device: device, conflicts: policy) { p in
+        var engine = SyncEngine(device: device, conflicts: policy) { p in
             if phase != p.phase || bar?.total != p.total {
                 bar?.finish()
                 bar = Progress(inv, total: p.total, verb: p.phase == .push ? "pushed" : "pulled")
@@ -29,6 +38,8 @@ enum SyncCommand {
             }
             bar?.update(p.done)
         }
+        engine.maxWait = maxWait
+        engine.retry = !inv.parsed.flag("no-retry")
         let report: SyncReport
         do { report = try engine.sync() } catch {
             bar?.finish()
@@ -38,6 +49,11 @@ enum SyncCommand {
             throw error
         }
         bar?.finish()
+        // A sync the server stopped (throttled past --max-wait, the account) reports what it did, then fails.
+        if let stopped = report.stopped {
+            try print(report, inv)
+            throw stopped
+        }
         // The device's key-value store syncs too, after the records.
         let kv: KVSyncReport
         do { kv = try KeyValueSync(device: device).sync() } catch {
@@ -99,7 +115,11 @@ enum SyncCommand {
                 "refetched": .array(r.refetched.map { .string($0) }), "dropped": .array(r.dropped.map(droppedJSON)),
                 "kept": .array(r.kept.map(keptJSON)),
                 "accountChange": r.accountChange.map(accountJSON) ?? .null,
-            ].merging(kv.map { ["keyValue": KVSyncCommand.json($0)] } ?? [:]) { $1 }).pretty())
+                "errors": .array(r.errors.map(errorJSON)), "retries": .array(r.retries.map(retryJSON)),
+                "waited": .double(r.waited), "recreated": .array(r.recreated.map { .string($0) }),
+                "quotaExceeded": .bool(r.quotaExceeded), "stopped": r.stopped.map(\.json) ?? .null,
+            ]
+            .merging(kv.map { ["keyValue": KVSyncCommand.json($0)] } ?? [:]) { $1 }).pretty())
         case .jsonl:
             func event(_ name: String, _ j: JSON) { inv.line(JSON.object((j.objectValue ?? [:]).merging(["event": .string(name)]) { $1 }).serialized()) }
             if let a = r.accountChange { event("accountChange", accountJSON(a)) }
@@ -110,6 +130,9 @@ enum SyncCommand {
             for z in r.refetched { event("refetched", .object(["zoneName": .string(z)])) }
             for d in r.dropped { event("dropped", droppedJSON(d)) }
             for k in r.kept { event("kept", keptJSON(k)) }
+            for e in r.errors { event("error", errorJSON(e)) }
+            for t in r.retries { event("retry", retryJSON(t)) }
+            for z in r.recreated { event("recreated", .object(["zoneName": .string(z)])) }
             if let kv { event("keyValue", KVSyncCommand.json(kv)) }
             event("synced", .object(["device": .string(r.device), "syncedAt": .int(r.syncedAt)]))
         case .plain:
@@ -124,6 +147,8 @@ enum SyncCommand {
             for z in r.refetched { inv.line("refetched\t\(z)") }
             for d in r.dropped { inv.line("dropped\t\(d.zoneName)\t\(d.recordName)\t\(RecordText.escape(d.reason))") }
             for k in r.kept { inv.line("kept\t\(k.zoneName)\t\(k.recordName ?? "-")\t\(k.error.code.name)\t\(RecordText.escape(k.error.reason))") }
+            for t in r.retries { inv.line("retried\t\(t.operation)\t\(t.zoneName ?? "-")\t\(t.code.name)\t\(t.wait)") }
+            for z in r.recreated { inv.line("recreated\t\(z)") }
             for l in kv.map(KVSyncCommand.plainLines) ?? [] { inv.line(l) }
         case .table:
             var zones: [String] = []
@@ -150,8 +175,22 @@ enum SyncCommand {
             for z in r.refetched { inv.line("refetched \(z): its change token had expired") }
             for d in r.dropped { inv.line("dropped \(d.recordName) in \(d.zoneName): \(d.reason)") }
             for k in r.kept { inv.line("kept \(k.recordName ?? "edits") in \(k.zoneName): \(k.error.code.name): \(k.error.reason)") }
+            for t in r.retries { inv.line("retried \(t.operation)\(t.zoneName.map { " in \($0)" } ?? "") after \(t.code.name), waiting \(t.wait) seconds") }
+            for z in r.recreated { inv.line("recreated \(z): the zone was gone from the server; uploaded what the device holds") }
             if let kv, !kv.isEmpty { ([KVSyncCommand.summary(kv)] + KVSyncCommand.detailLines(kv)).forEach { inv.line($0) } }
         }
+    }
+
+    static func errorJSON(_ e: SyncReport.ErrorMet) -> JSON {
+        var o: [String: JSON] = ["operation": .string(e.operation), "error": e.error.json]
+        if let z = e.zoneName { o["zoneName"] = .string(z) }
+        return .object(o)
+    }
+
+    static func retryJSON(_ t: SyncReport.Retry) -> JSON {
+        var o: [String: JSON] = ["operation": .string(t.operation), "ckErrorCode": .string(t.code.name), "wait": .double(t.wait)]
+        if let z = t.zoneName { o["zoneName"] = .string(z) }
+        return .object(o)
     }
 
     static func accountJSON(_ a: SyncReport.AccountChange) -> JSON {

@@ -23,6 +23,11 @@ enum ZoneCommand {
                         arguments: [ArgumentSpec("zone", help: "Zone name.", completion: .zone)],
                         options: [OptionSpec("yes", short: "y", help: "Do not ask for confirmation.")],
                         run: delete),
+            CommandSpec("purge", summary: "Delete a custom zone as the user does from iCloud settings.",
+                        discussion: "Like delete, but devices then meet userDeletedZone and the database change feed reports the zone as purged; 'ck sync' recreates the zone and uploads what the device holds again.",
+                        arguments: [ArgumentSpec("zone", help: "Zone name.", completion: .zone)],
+                        options: [OptionSpec("yes", short: "y", help: "Do not ask for confirmation.")],
+                        run: purge),
         ])
 
     static func zoneJSON(_ z: Zone) -> JSON {
@@ -98,19 +103,23 @@ enum ZoneCommand {
         return ExitCode.success
     }
 
-    static func delete(_ inv: Invocation) throws -> Int32 {
+    static func delete(_ inv: Invocation) throws -> Int32 { try delete(inv, purge: false) }
+    static func purge(_ inv: Invocation) throws -> Int32 { try delete(inv, purge: true) }
+
+    static func delete(_ inv: Invocation, purge: Bool) throws -> Int32 {
         let zoneName = try inv.single("zone name")
         let db = try inv.database()
         let summary = try db.zoneSummary(zoneName)
         if !inv.parsed.flag("yes") && summary.recordCount > 0
-            && !inv.confirm("Delete zone \(zoneName) and its \(summary.recordCount) records?") {
+            && !inv.confirm("\(purge ? "Purge" : "Delete") zone \(zoneName) and its \(summary.recordCount) records?") {
             inv.note("nothing deleted")
             return ExitCode.failure
         }
-        let count = try db.deleteZone(zoneName)
-        try inv.report(.object(["zoneID": summary.zone.zoneID.json, "deleted": .bool(true), "recordCount": .int(Int64(count))]),
-                       plain: zoneName + "\tdeleted\t" + String(count),
-                       table: "Deleted zone \(zoneName) and \(count) record\(count == 1 ? "" : "s")")
+        let count = purge ? try db.purgeZone(zoneName) : try db.deleteZone(zoneName)
+        var json: [String: JSON] = ["zoneID": summary.zone.zoneID.json, "deleted": .bool(true), "recordCount": .int(Int64(count))]
+        if purge { json["purged"] = .bool(true) }
+        try inv.report(.object(json), plain: zoneName + (purge ? "\tpurged\t" : "\tdeleted\t") + String(count),
+                       table: "\(purge ? "Purged" : "Deleted") zone \(zoneName) and \(count) record\(count == 1 ? "" : "s")")
         return ExitCode.success
     }
 }

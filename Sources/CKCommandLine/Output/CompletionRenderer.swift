@@ -22,7 +22,7 @@ public enum CompletionRenderer {
     }
 
     /// The kinds `ck __complete` answers from the store.
-    public static let dynamicKinds: [CompletionKind] = [.container, .zone, .recordType, .field, .recordName, .user, .role, .subscription, .device, .kvKey]
+    public static let dynamicKinds: [CompletionKind] = [.container, .zone, .recordType, .field, .recordName, .user, .role, .subscription, .device, .kvKey, .fault]
 
     /// Global options whose values the scripts pass along to `ck __complete`.
     static let passedOptions: Set<String> = ["data-dir", "container", "env", "db", "zone", "as"]

@@ -1,6 +1,6 @@
 /// What a shell can complete for a value.
 public enum CompletionKind: String, Sendable {
-    case none, file, directory, command, container, zone, recordType, field, recordName, user, role, subscription, device, kvKey
+    case none, file, directory, command, container, zone, recordType, field, recordName, user, role, subscription, device, kvKey, fault
 }
 
 /// One option of a command (or a global option).

@@ -85,9 +85,21 @@ extension CKContainer {
 
     /// Rewrites one user's entry under the store lock; `create` lists a user the container never met.
     func updateUser(_ name: String, create: Bool, _ change: (inout [String: JSON]) throws(CKError) -> Void) throws(CKError) {
+        try updateInfo { (o) throws(CKError) in try updateUser(name, in: &o, create: create, change) }
+    }
+
+    /// Rewrites container.json under the store lock; nothing is written when `change` leaves it as it was.
+    func updateInfo(_ change: (inout [String: JSON]) throws(CKError) -> Void) throws(CKError) {
         let lock = try FileLock(path: store.lockPath, exclusive: true)
         defer { lock.unlock() }
         guard var o = try JSONFile.readObject(infoPath) else { throw CKError(.badContainer, "container '\(identifier)' does not exist") }
+        let before = o
+        try change(&o)
+        if JSON.object(before) != JSON.object(o) { try JSONFile.write(infoPath, .object(o)) }
+    }
+
+    private func updateUser(_ name: String, in o: inout [String: JSON], create: Bool,
+                            _ change: (inout [String: JSON]) throws(CKError) -> Void) throws(CKError) {
         var users = o["users"]?.objectValue ?? [:]
         var entry: [String: JSON]
         if let existing = users[name]?.objectValue {
@@ -107,6 +119,5 @@ extension CKContainer {
         if users[name] != nil && JSON.object(before) == JSON.object(entry) { return }
         users[name] = .object(entry)
         o["users"] = .object(users)
-        try JSONFile.write(infoPath, .object(o))
     }
 }

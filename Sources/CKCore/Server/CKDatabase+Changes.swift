@@ -28,6 +28,15 @@ public struct ZoneChange: Sendable {
     public var zoneID: ZoneID
     public var deleted: Bool
     public var seq: Int64
+    /// Deleted by the user from iCloud settings (recordZoneWithIDWasPurgedBlock, called instead of the deleted one).
+    public var purged = false
+
+    public init(zoneID: ZoneID, deleted: Bool, seq: Int64, purged: Bool = false) {
+        self.zoneID = zoneID
+        self.deleted = deleted
+        self.seq = seq
+        self.purged = purged
+    }
 }
 
 /// Which zones changed since a token (CKFetchDatabaseChangesOperation, changes/database).
@@ -128,7 +137,7 @@ extension CKDatabase {
                     high = max(high, d.seq)
                     // A zone deleted twice since the token is reported once, at its last deletion.
                     if d.seq > since && reported.insert(d.zone.zoneID).inserted {
-                        zones.append(ZoneChange(zoneID: d.zone.zoneID, deleted: true, seq: d.seq))
+                        zones.append(ZoneChange(zoneID: d.zone.zoneID, deleted: true, seq: d.seq, purged: d.purged))
                     }
                 }
             }

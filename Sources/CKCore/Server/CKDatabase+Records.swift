@@ -41,15 +41,22 @@ extension CKDatabase {
                     throw CKError(.limitExceeded, "\(operations.count) operations in one request; CloudKit allows \(CKDatabase.maxOperationsPerRequest)",
                                   hint: "split the request in smaller batches")
                 }
+                // The fault stage of a record modify: per request (save and/or delete), then per record in the session.
+                let ops = Set(operations.map { $0.type.isDelete ? FaultRule.Op.delete : .save })
+                if let lost = try injectFaults(state.faults, faultPoint(state.context, ops: ops)) { state.lostResponse = lost }
                 var session = ModifySession(db: self, zone: zone, logPath: effects.path, reader: effects.reader, schema: schema,
                                             seq: seq, stagedAssets: stagedAssets, access: state.access)
+                session.faults = (state.faults, state.context)
+                session.quota = state.quota
                 let result = applyRequest(operations, session: &session, atomic: atomic && zone.capabilities.contains(.atomic))
                 try session.checkRequestSize()
+                if let lost = session.lostResponse { state.lostResponse = lost }
                 if !result.atomic || !result.results.contains(where: { $0.error != nil }), !session.entries.isEmpty {
                     let assets = session.usedAssets.reduce(into: [String: [UInt8]]()) { $0[$1] = session.stagedAssets[$1] }
                     try effects.commit(session.entries, schema: session.schema, schemaChanged: session.schemaChanged, assets: assets)
                     seq = session.seq
                     schema = session.schema
+                    state.quota = session.quota
                 }
                 try each(result)
                 sinceSync += 1
@@ -61,6 +68,8 @@ extension CKDatabase {
             }
             // Synced before anything is reported as done: a few fsyncs per call, not one per request.
             try effects.sync()
+            // A lost response: applied and durable, but the client never hears so.
+            if let lost = state.lostResponse { throw lost }
             durable()
         }
     }
@@ -149,6 +158,12 @@ struct ModifySession {
     let access: Access
     /// Names this request saves: a parent may be one of them (CloudKit: "or is part of the same operation").
     var requestSaves = Set<String>()
+    /// The fault stage's engine and the operation, for rules that target records.
+    var faults: (engine: FaultEngine, context: OperationContext)?
+    /// The quota stage's budget; nil when the database has no quota.
+    var quota: QuotaBudget?
+    /// An after-commit rule fired for one of the records.
+    var lostResponse: CKError?
 
     init(db: CKDatabase, zone: Zone, logPath: String, reader: ZoneReader, schema: Schema, seq: Int64,
          stagedAssets: [String: [UInt8]], access: Access) {
@@ -166,11 +181,12 @@ struct ModifySession {
 
     /// The state to return to when an operation fails.
     struct Mark {
-        var entries: Int, undo: Int, seq: Int64, schema: Schema, schemaChanged: Bool, usedAssets: Set<String>
+        var entries: Int, undo: Int, seq: Int64, schema: Schema, schemaChanged: Bool, usedAssets: Set<String>, quota: QuotaBudget?
     }
 
     func mark() -> Mark {
-        Mark(entries: entries.count, undo: undo.count, seq: seq, schema: schema, schemaChanged: schemaChanged, usedAssets: usedAssets)
+        Mark(entries: entries.count, undo: undo.count, seq: seq, schema: schema, schemaChanged: schemaChanged, usedAssets: usedAssets,
+             quota: quota)
     }
 
     mutating func rollback(to m: Mark) {
@@ -180,6 +196,7 @@ struct ModifySession {
         schema = m.schema
         schemaChanged = m.schemaChanged
         usedAssets = m.usedAssets
+        quota = m.quota
     }
 
     mutating func setOverlay(_ name: String, _ record: Record?) {
@@ -217,6 +234,10 @@ struct ModifySession {
                                   hint: "fetch the record for its tag, or use a force operation / --policy changed-keys")
         }
         let existing = try current(name)
+        if let (engine, context) = faults {
+            let point = db.faultPoint(context, ops: [op.type.isDelete ? .delete : .save], record: (name, op.recordType ?? existing?.recordType))
+            if let lost = try db.injectFaults(engine, point) { lostResponse = lost }
+        }
         if op.type.isDelete { return try delete(name, existing: existing, op: op) }
         return (.saved(try save(name, existing: existing, op: op)), [])
     }
@@ -277,6 +298,10 @@ struct ModifySession {
         if size > CKDatabase.maxRecordSize {
             throw CKError(.limitExceeded, "record '\(name)' is \(size) bytes; CloudKit's limit is \(CKDatabase.maxRecordSize) bytes (assets excluded)",
                           hint: "store large data in an asset field (field:asset=@file)")
+        }
+        if var q = quota {
+            try q.admit(record, replacing: existing)
+            quota = q
         }
         for v in fields.values { collectAssets(v) }
         setOverlay(name, record)
@@ -406,6 +431,7 @@ struct ModifySession {
     }
 
     mutating func removeRecord(_ r: Record) {
+        quota?.remove(r)
         seq += 1
         setOverlay(r.recordName, nil)
         entries.append(.delete(seq: seq, recordName: r.recordName, recordType: r.recordType, at: db.store.now(),

@@ -63,10 +63,21 @@ extension CKDatabase {
         }
     }
 
+    /// Deletes a custom zone as the user does from iCloud settings: like a delete, but devices meet
+    /// userDeletedZone and the database change feed reports the zone as purged. Returns how many records it held.
+    @discardableResult
+    public func purgeZone(_ name: String) throws(CKError) -> Int {
+        try deleteZone(name, kind: .zonePurge)
+    }
+
     /// Deletes a custom zone and all its records; returns how many records it held.
     @discardableResult
     public func deleteZone(_ name: String) throws(CKError) -> Int {
-        try perform(.zoneDelete, zone: name, validate: { () throws(CKError) in
+        try deleteZone(name, kind: .zoneDelete)
+    }
+
+    func deleteZone(_ name: String, kind: OperationKind) throws(CKError) -> Int {
+        try perform(kind, zone: name, validate: { () throws(CKError) in
             if scope != .private {
                 throw CKError(.badDatabase, "You can't delete zones in the \(scope.rawValue) database")
             }
@@ -79,7 +90,7 @@ extension CKDatabase {
             // A zone whose log is broken is not deleted: the user must see and repair it first.
             let count = try env.openZone(env.logPath(database: .private, zone: zone.zoneID)).reader.count()
             var catalog = state.catalog
-            try dropZones([zone], catalog: &catalog, notify: true)
+            try dropZones([zone], catalog: &catalog, notify: true, purged: kind == .zonePurge)
             return count
         }
     }

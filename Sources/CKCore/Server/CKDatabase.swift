@@ -72,6 +72,10 @@ public final class CKDatabase: @unchecked Sendable {
             let id = zoneID(name)
             if id.isDefault { return Zone(zoneID: id, database: .private, capabilities: [], created: 0, seq: 0) }
             guard let z = catalog.zone(id, in: .private) else {
+                if catalog.wasPurged(id, in: .private) {
+                    throw CKError(.userDeletedZone, "Zone '\(name)' was deleted by the user through the settings UI",
+                                  hint: "a client recreates the zone ('ck zone create \(name)') and uploads what it holds again")
+                }
                 throw CKError(.zoneNotFound, "Zone '\(name)' does not exist", hint: "create it with 'ck zone create \(name)'")
             }
             return z

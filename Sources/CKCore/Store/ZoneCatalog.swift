@@ -2,7 +2,8 @@
 struct ZoneCatalog {
     var lastSeq: Int64 = 0
     var zones: [Zone] = []
-    var deleted: [(zone: Zone, deletedAt: Int64, seq: Int64)] = []
+    /// Deleted zones; `purged` when the user deleted the zone from iCloud settings (devices must not just re-fetch it).
+    var deleted: [(zone: Zone, deletedAt: Int64, seq: Int64, purged: Bool)] = []
 
     var json: JSON {
         .object([
@@ -11,6 +12,7 @@ struct ZoneCatalog {
                 var o = d.zone.json.objectValue ?? [:]
                 o["deletedAt"] = .int(d.deletedAt)
                 o["deletedSeq"] = .int(d.seq)
+                if d.purged { o["purged"] = .bool(true) }
                 return .object(o)
             }),
         ])
@@ -33,7 +35,8 @@ struct ZoneCatalog {
                 zones.append(zone)
             }
             for (i, z) in (json["deletedZones"]?.arrayValue ?? []).enumerated() {
-                deleted.append((try Zone(json: z, path: "deletedZones[\(i)]"), z["deletedAt"]?.int64Value ?? 0, z["deletedSeq"]?.int64Value ?? 0))
+                deleted.append((try Zone(json: z, path: "deletedZones[\(i)]"), z["deletedAt"]?.int64Value ?? 0, z["deletedSeq"]?.int64Value ?? 0,
+                                z["purged"]?.boolValue ?? false))
             }
         } catch {
             throw CKError.corrupt(path: path, error.reason)
@@ -42,5 +45,10 @@ struct ZoneCatalog {
 
     func zone(_ id: ZoneID, in db: DatabaseScope) -> Zone? {
         zones.first { $0.zoneID == id && $0.database == db }
+    }
+
+    /// Whether the zone's last deletion was a purge by the user.
+    func wasPurged(_ id: ZoneID, in db: DatabaseScope) -> Bool {
+        deleted.filter { $0.zone.zoneID == id && $0.zone.database == db }.max { $0.seq < $1.seq }?.purged ?? false
     }
 }

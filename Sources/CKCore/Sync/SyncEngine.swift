@@ -1,3 +1,5 @@
+import Foundation
+
 /// How far a sync has come, for a progress line.
 public struct SyncProgress: Sendable {
     public enum Phase: String, Sendable { case push, pull }
@@ -16,6 +18,19 @@ public struct SyncEngine {
     public var conflicts: ConflictPolicy
     /// Called as records are pushed and pulled.
     public var progress: ((SyncProgress) -> Void)?
+    /// Whether retryable errors (throttling, a busy zone or service, the network) are retried after their retryAfter.
+    public var retry = true
+    /// The most a sync waits in all for retries, in seconds; a wait beyond it stops the sync (exit 5).
+    public var maxWait: Double = SyncEngine.defaultMaxWait
+    /// How the engine waits (tests may record instead of sleeping).
+    public var sleep: (Double) -> Void = { s in if s > 0 { Thread.sleep(forTimeInterval: s) } }
+
+    /// `--max-wait`'s default: a few seconds, as an interactive sync would bear.
+    public static let defaultMaxWait = 5.0
+    /// Attempts of one call at most, so a rule that always fires with no wait can't loop.
+    static let maxAttempts = 5
+    /// Errors worth trying again as they are; the first four carry retryAfter.
+    static let retryable: Set<CKError.Code> = [.requestRateLimited, .zoneBusy, .serviceUnavailable, .networkFailure, .networkUnavailable]
 
     public init(device: Device, conflicts: ConflictPolicy = .local, progress: ((SyncProgress) -> Void)? = nil) {
         self.device = device
@@ -26,7 +41,9 @@ public struct SyncEngine {
     var db: CKDatabase { device.database }
 
     /// One sync: push, then pull. Errors of one zone or record stay in the report (their edits stay
-    /// pending); an error that stops the whole sync (the device file, the store) is thrown.
+    /// pending). A server refusal that stops the sync (a retry beyond --max-wait, an account that can't sync)
+    /// ends it early with `report.stopped` set and every unsent edit kept; other errors (the device file,
+    /// the store) are thrown.
     public func sync() throws(CKError) -> SyncReport {
         // One sync of a device at a time: a second waits rather than pushing the same edits twice.
         let lock = try FileLock(path: device.path + ".lock", exclusive: true)
@@ -34,8 +51,13 @@ public struct SyncEngine {
         db.deviceID = device.name
         var report = SyncReport(device: device.name)
         try checkAccount(&report)
-        try push(&report)
-        try pull(&report)
+        do {
+            try push(&report)
+            try pull(&report)
+        } catch {
+            guard report.stopped != nil else { throw error }
+            return report
+        }
         report.syncedAt = db.container.store.now()
         try device.transaction { () throws(CKError) in try device.setMeta("lastSync", String(report.syncedAt)) }
         return report
@@ -57,6 +79,46 @@ public struct SyncEngine {
         throw refusal
     }
 
+    // MARK: Server calls
+
+    /// One server call with the engine's error handling: retryable errors are retried after their retryAfter
+    /// while the waits stay within `maxWait`; an error that ends the sync is recorded as `report.stopped`.
+    func call<T>(_ operation: String, zone: String?, _ report: inout SyncReport,
+                 _ body: () throws(CKError) -> T) throws(CKError) -> T {
+        var attempts = 0
+        while true {
+            do { return try body() } catch {
+                report.errors.append(.init(operation: operation, zoneName: zone, error: error))
+                attempts += 1
+                if SyncEngine.retryable.contains(error.code) {
+                    let wait = error.retryAfter ?? 0
+                    if retry && attempts < SyncEngine.maxAttempts && report.waited + wait <= maxWait {
+                        sleep(wait)
+                        report.waited += wait
+                        report.retries.append(.init(operation: operation, zoneName: zone, code: error.code, wait: wait))
+                        continue
+                    }
+                    throw try stop(error, report: &report, why: !retry ? "--no-retry" :
+                        attempts >= SyncEngine.maxAttempts ? "\(attempts) attempts failed" :
+                        "waiting \(wait) more seconds would pass --max-wait \(maxWait)")
+                }
+                if error.code == .notAuthenticated || error.code == .accountTemporarilyUnavailable {
+                    throw try stop(error, report: &report, why: "the account can't sync")
+                }
+                throw error
+            }
+        }
+    }
+
+    /// Ends the sync with `error`, saying what stays pending.
+    func stop(_ error: CKError, report: inout SyncReport, why: String) throws(CKError) -> CKError {
+        var e = error
+        let pending = try device.pendingEdits(zone: nil).count
+        e.reason += "; sync of \(device.name) stopped (\(why)); its \(pending) pending edit\(pending == 1 ? " is" : "s are") kept"
+        report.stopped = e
+        return e
+    }
+
     // MARK: Push
 
     /// Sends pending edits zone by zone, in requests of at most 200 operations.
@@ -70,13 +132,67 @@ public struct SyncEngine {
             byZone[e.zone, default: []].append(e)
         }
         for zone in zones {
-            let list = byZone[zone] ?? []
-            for start in stride(from: 0, to: list.count, by: CKDatabase.maxOperationsPerRequest) {
-                let chunk = Array(list[start..<min(start + CKDatabase.maxOperationsPerRequest, list.count)])
-                try pushChunk(chunk, zone: zone, &report)
-                done += chunk.count
+            try pushZone(byZone[zone] ?? [], zone: zone, &report) { n in
+                done += n
                 progress?(SyncProgress(phase: .push, done: done, total: edits.count))
             }
+        }
+    }
+
+    /// Sends one zone's edits in requests of at most 200. Once the quota is exceeded, saves stay pending and
+    /// only deletions are sent (they free space). A zone the user deleted is recreated and uploaded again.
+    func pushZone(_ list: [PendingEdit], zone: String, _ report: inout SyncReport, done: (Int) -> Void = { _ in }) throws(CKError) {
+        for start in stride(from: 0, to: list.count, by: CKDatabase.maxOperationsPerRequest) {
+            var chunk = Array(list[start..<min(start + CKDatabase.maxOperationsPerRequest, list.count)])
+            if report.quotaExceeded {
+                for e in chunk where !e.isDelete { report.kept.append(.init(zoneName: zone, recordName: e.name, error: quotaKept)) }
+                chunk = chunk.filter(\.isDelete)
+            }
+            if !chunk.isEmpty {
+                let missing = try pushChunk(chunk, zone: zone, &report)
+                if missing, !report.recreated.contains(zone) {
+                    try reupload(zone, &report)
+                    try pushZone(try device.pendingEdits(zone: zone), zone: zone, &report)
+                    return
+                }
+            }
+            done(chunk.count)
+        }
+    }
+
+    var quotaKept: CKError {
+        CKError(.quotaExceeded, "not sent: the quota was exceeded earlier in this sync; the save stays pending",
+                hint: "free space (deleting is always allowed) or raise the quota ('ck quota set'), then sync again")
+    }
+
+    /// The zone is gone from the server (the user deleted it, or it was never made): create it and turn
+    /// everything the device holds of it into pending creates, so the push sends it all again.
+    func reupload(_ zone: String, _ report: inout SyncReport) throws(CKError) {
+        _ = try call("zoneCreate", zone: zone, &report) { () throws(CKError) in try db.createZone(zone) }
+        report.recreated.append(zone)
+        try device.transaction { () throws(CKError) in
+            let pending = Dictionary(try device.pendingEdits(zone: zone).map { ($0.name, $0) }) { a, _ in a }
+            for r in try device.serverRecords(zone: zone) {
+                var p = pending[r.recordName] ?? PendingEdit(zone: zone, name: r.recordName, type: r.recordType, isDelete: false,
+                                                             fields: [:], base: nil, version: 0)
+                try device.removeServerRecord(zone: zone, name: r.recordName)
+                if p.isDelete { try device.dropPending(zone: zone, name: p.name); continue }
+                var fields: [String: FieldValue?] = r.fields.mapValues { .some($0) }
+                for (k, v) in p.fields { fields[k] = v }
+                p.fields = fields.filter { $0.value != nil }
+                p.base = nil
+                p.version += 1
+                try device.putPending(p)
+            }
+            // Edits made on server copies that are gone now create their records.
+            for p in pending.values where p.base != nil && !p.isDelete {
+                var q = p
+                q.base = nil
+                q.version += 1
+                try device.putPending(q)
+            }
+            for p in pending.values where p.isDelete { try device.dropPending(zone: zone, name: p.name) }
+            try device.setZoneToken(zone, nil)
         }
     }
 
@@ -91,12 +207,25 @@ public struct SyncEngine {
                                     ifTag: e.base?.changeTag, policy: nil)
     }
 
-    func pushChunk(_ chunk: [PendingEdit], zone: String, _ report: inout SyncReport) throws(CKError) {
+    /// Sends one request; returns true when the zone is missing and should be recreated (userDeletedZone, or
+    /// zoneNotFound for a zone the server never reported deleted).
+    func pushChunk(_ chunk: [PendingEdit], zone: String, _ report: inout SyncReport) throws(CKError) -> Bool {
         let result: ModifyResult
-        do { result = try db.modify(chunk.map(operation), zone: zone) } catch {
-            // zoneNotFound and the like: nothing was written; the edits wait for a later sync.
+        do { result = try call("modify", zone: zone, &report) { () throws(CKError) in try db.modify(chunk.map(operation), zone: zone) } } catch {
+            if report.stopped != nil { throw error }
+            if error.code == .userDeletedZone { return true }
+            if error.code == .zoneNotFound, try !deletedOnServer(zone, &report) { return true }
+            if error.code == .quotaExceeded {
+                // The whole request was refused: deletions go on their own, saves wait for space.
+                report.quotaExceeded = true
+                for e in chunk where !e.isDelete { report.kept.append(.init(zoneName: zone, recordName: e.name, error: error)) }
+                let deletes = chunk.filter(\.isDelete)
+                if !deletes.isEmpty { return try pushChunk(deletes, zone: zone, &report) }
+                return false
+            }
+            // Nothing was written; the edits wait for a later sync (a zone deleted on the server: the pull drops them).
             for e in chunk { report.kept.append(.init(zoneName: zone, recordName: e.name, error: error)) }
-            return
+            return false
         }
         var retries: [(edit: PendingEdit, op: RecordOperation, merge: SyncReport.Merge, server: Record)] = []
         // Cascaded deletions follow the operations' own results; the pull brings them.
@@ -128,6 +257,9 @@ public struct SyncEngine {
                     // Already gone on the server: what the device wanted.
                     try acknowledge(edit, saved: nil)
                     report.pushedDeletes.append(.init(zoneName: zone, recordName: edit.name))
+                case .quotaExceeded:
+                    report.quotaExceeded = true
+                    report.kept.append(.init(zoneName: zone, recordName: edit.name, error: error))
                 case .unknownItem where edit.base != nil:
                     // Deleted on the server while the device edited it: the deletion wins.
                     try acknowledge(edit, saved: nil)
@@ -138,11 +270,12 @@ public struct SyncEngine {
                 }
             }
         }
-        guard !retries.isEmpty else { return }
+        guard !retries.isEmpty else { return false }
         let second: ModifyResult
-        do { second = try db.modify(retries.map(\.op), zone: zone) } catch {
+        do { second = try call("modify", zone: zone, &report) { () throws(CKError) in try db.modify(retries.map(\.op), zone: zone) } } catch {
+            if report.stopped != nil { throw error }
             for r in retries { report.kept.append(.init(zoneName: zone, recordName: r.edit.name, error: error)) }
-            return
+            return false
         }
         for (retry, r) in zip(retries, second.results) {
             switch r {
@@ -159,6 +292,15 @@ public struct SyncEngine {
                 report.kept.append(.init(zoneName: zone, recordName: retry.edit.name, error: error))
             }
         }
+        return false
+    }
+
+    /// Whether the database change feed since the device's token reports the zone deleted (not purged): then
+    /// the deletion wins and the pull drops the device's copy.
+    func deletedOnServer(_ zone: String, _ report: inout SyncReport) throws(CKError) -> Bool {
+        let token = try device.meta("databaseToken")
+        let changes = try call("databaseChanges", zone: nil, &report) { () throws(CKError) in try db.databaseChanges(since: token) }
+        return changes.zones.contains { $0.zoneID.zoneName == zone && $0.deleted && !$0.purged }
     }
 
     /// The server took an edit (or made it moot): the new server copy and the end of the edit, in one transaction.
@@ -210,8 +352,11 @@ public struct SyncEngine {
         var refetchAll = false
         while true {
             let page: DatabaseChanges
-            do { page = try db.databaseChanges(since: token) } catch {
-                guard error.code == .changeTokenExpired, token != nil else { throw error }
+            do {
+                let since = token
+                page = try call("databaseChanges", zone: nil, &report) { () throws(CKError) in try db.databaseChanges(since: since) }
+            } catch {
+                guard error.code == .changeTokenExpired, token != nil, report.stopped == nil else { throw error }
                 report.refetched.append("database")
                 refetchAll = true
                 token = nil
@@ -231,11 +376,23 @@ public struct SyncEngine {
         }
         for z in zones {
             let name = z.zoneID.zoneName
+            if z.purged {
+                // The user deleted the zone from settings: recreate it and upload what the device holds.
+                if !report.recreated.contains(name) {
+                    try reupload(name, &report)
+                    try pushZone(try device.pendingEdits(zone: name), zone: name, &report)
+                }
+                continue
+            }
             if z.deleted {
                 try zoneDeleted(name, &report)
                 continue
             }
-            try pullZone(name, refetch: refetchAll, &report)
+            try pullZone(name, refetch: refetchAll || report.recreated.contains(name), &report)
+        }
+        // A recreated zone the feed did not list again (recreated by this sync) is fetched whole.
+        for name in report.recreated where !zones.contains(where: { !$0.deleted && $0.zoneID.zoneName == name }) {
+            try pullZone(name, refetch: true, &report)
         }
         if let token {
             let final = token
@@ -268,11 +425,22 @@ public struct SyncEngine {
         var next: String
         while true {
             let page: ZoneChanges
-            do { page = try db.zoneChanges(zone: zone, since: token) } catch {
+            do {
+                let since = token
+                page = try call("zoneChanges", zone: zone, &report) { () throws(CKError) in try db.zoneChanges(zone: zone, since: since) }
+            } catch {
+                if report.stopped != nil { throw error }
                 switch error.code {
                 case .changeTokenExpired where token != nil:
                     // Toss the local copy of the zone (pending edits stay) and fetch it again from the start.
                     report.refetched.append(zone)
+                    token = nil
+                    full = true
+                    changes = []
+                    continue
+                case .userDeletedZone where !report.recreated.contains(zone):
+                    try reupload(zone, &report)
+                    try pushZone(try device.pendingEdits(zone: zone), zone: zone, &report)
                     token = nil
                     full = true
                     changes = []

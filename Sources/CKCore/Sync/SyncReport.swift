@@ -53,8 +53,34 @@ public struct SyncReport: Sendable {
         public var to: AccountStatus
     }
 
+    /// A server error the sync met, whatever it did about it.
+    public struct ErrorMet: Sendable {
+        public var operation: String
+        public var zoneName: String?
+        public var error: CKError
+    }
+
+    /// A call tried again after a retryable error, and how long the engine waited first.
+    public struct Retry: Sendable {
+        public var operation: String
+        public var zoneName: String?
+        public var code: CKError.Code
+        public var wait: Double
+    }
+
     public var device: String
     public var accountChange: AccountChange?
+    /// Every server error met, in order.
+    public var errors: [ErrorMet] = []
+    public var retries: [Retry] = []
+    /// Seconds waited in all before retries.
+    public var waited: Double = 0
+    /// Zones the user had deleted (or that were missing), created again and uploaded from the device.
+    public var recreated: [String] = []
+    /// The quota was exceeded: later saves stayed pending, deletions were still sent.
+    public var quotaExceeded = false
+    /// The error that ended the sync early; what it had not sent stays pending.
+    public var stopped: CKError?
     public var pushedSaves: [RecordRef] = []
     public var pushedDeletes: [RecordRef] = []
     public var merges: [Merge] = []

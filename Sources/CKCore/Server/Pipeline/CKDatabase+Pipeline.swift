@@ -7,6 +7,12 @@ struct PipelineState {
     var zone: Zone?
     /// The permission stage's view of the caller, for checks that need a record (`_creator`).
     let access: Access
+    /// The fault stage's rule engine: a modify request checks its rules per request and per record with it.
+    let faults: FaultEngine
+    /// The quota stage's budget for saves; nil when no quota is set.
+    var quota: QuotaBudget?
+    /// An injected networkFailure that lets the operation apply and then loses its response.
+    var lostResponse: CKError?
 }
 
 extension CKDatabase {
@@ -27,14 +33,33 @@ extension CKDatabase {
             let zone = try zoneName.map { (name) throws(CKError) -> Zone in try resolveZone(name, catalog: catalog) }
             let context = OperationContext(kind: kind, caller: caller, environment: environment, database: scope,
                                            zone: zone?.zoneID, accountStatus: status)
+            let faults = FaultEngine(envDir: env.dir)
+            var state = PipelineState(context: context, catalog: catalog, zone: zone, access: access, faults: faults)
+            // A record modify checks its rules per request, once it knows whether it saves or deletes.
+            if kind != .recordModify { state.lostResponse = try injectFaults(faults, faultPoint(context, ops: FaultRule.ops(of: kind))) }
             for fault in store.hooks.faults { try fault(context) }
             if !administrator { try authorize(context) }
+            if kind == .recordModify && !administrator { state.quota = try quotaBudget(catalog: catalog) }
             for quota in store.hooks.quota { try quota(context) }
-            var state = PipelineState(context: context, catalog: catalog, zone: zone, access: access)
-            return try apply(&state)
+            let result = try apply(&state)
+            if let lost = state.lostResponse { throw lost }
+            return result
         }
         if kind.writes { registerAfterWrite() }
         return result
+    }
+
+    /// The fault stage for one point of an operation: a firing rule's error is thrown, nothing written; an
+    /// after-commit rule's error is returned, to be thrown once the operation is applied.
+    func injectFaults(_ engine: FaultEngine, _ point: FaultPoint) throws(CKError) -> CKError? {
+        guard let rule = try engine.trigger(point) else { return nil }
+        if rule.afterCommit { return rule.failure() }
+        throw rule.failure()
+    }
+
+    /// Where an operation stands, as fault rules see it.
+    func faultPoint(_ context: OperationContext, ops: Set<FaultRule.Op>, record: (name: String, type: String?)? = nil) -> FaultPoint {
+        FaultPoint(ops: ops, zone: context.zone?.zoneName, database: scope, user: caller.userName, record: record)
     }
 
     /// The account part of the permission stage: the private and shared databases, and a user's own feeds,

@@ -59,7 +59,8 @@ extension CKDatabase {
     /// sequence number, so the database change feed reports it. Returns the record types each held (for
     /// database subscriptions with a type). The caller removes the logs in the same all-or-nothing step.
     @discardableResult
-    func recordDropped(_ zones: [Zone], catalog: inout ZoneCatalog, typesFor file: SubscriptionFile = SubscriptionFile()) throws(CKError) -> [Set<String>] {
+    func recordDropped(_ zones: [Zone], catalog: inout ZoneCatalog, typesFor file: SubscriptionFile = SubscriptionFile(),
+                       purged: Bool = false) throws(CKError) -> [Set<String>] {
         var seq = try env.highestSeq(catalog: catalog)
         var types: [Set<String>] = []
         for zone in zones {
@@ -72,7 +73,7 @@ extension CKDatabase {
             types.append(typed ? Set(CKDatabase.fold(try env.readLog(path).entries).values.map(\.recordType)) : [])
             seq += 1
             catalog.zones.removeAll { $0.zoneID == zone.zoneID && $0.database == zone.database }
-            catalog.deleted.append((zone, store.now(), seq))
+            catalog.deleted.append((zone, store.now(), seq, purged))
             catalog.lastSeq = seq
         }
         return types
@@ -81,13 +82,14 @@ extension CKDatabase {
     /// The effects stage for dropped zones (a zone delete; reset and import drop theirs inside their own swap):
     /// the catalog and the logs change together in one intent, so a crash leaves each zone whole or deleted;
     /// then the index forgets the logs and the owners' database subscriptions fire. Call with the exclusive lock held.
-    func dropZones(_ zones: [Zone], catalog: inout ZoneCatalog, notify: Bool) throws(CKError) {
+    /// `purged`: deleted by the user from iCloud settings (devices then see userDeletedZone).
+    func dropZones(_ zones: [Zone], catalog: inout ZoneCatalog, notify: Bool, purged: Bool = false) throws(CKError) {
         guard !zones.isEmpty else { return }
         let file = notify ? try SubscriptionFile.read(env.subscriptionsPath) : SubscriptionFile()
-        let types = try recordDropped(zones, catalog: &catalog, typesFor: file)
+        let types = try recordDropped(zones, catalog: &catalog, typesFor: file, purged: purged)
         let paths = zones.map { env.logPath(database: $0.database, zone: $0.zoneID) }
         let names = zones.map(\.zoneID.zoneName).joined(separator: ", ")
-        let intent = try Intent(base: env.dir, operation: "zone delete \(names)")
+        let intent = try Intent(base: env.dir, operation: (purged ? "zone purge " : "zone delete ") + names)
         try JSONFile.write(intent.stage("zones.json"), catalog.json)
         for p in paths where FileIO.lexists(p) { intent.remove(env.relative(p)) }
         try intent.commit { () throws(CKError) in

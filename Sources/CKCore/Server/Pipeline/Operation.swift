@@ -1,17 +1,18 @@
 /// The kinds of server operation; every one enters the server through `CKDatabase.perform` (the pipeline).
 public enum OperationKind: String, CaseIterable, Sendable {
     case recordModify, recordFetch, recordList, query, queryPlan
-    case zoneCreate, zoneDelete, zoneList, zoneSummary
+    case zoneCreate, zoneDelete, zonePurge, zoneList, zoneSummary
     case subscriptionSave, subscriptionDelete, subscriptionList
     case zoneChanges, databaseChanges
     case notificationList, notificationRead
     case fixturesExport, fixturesImport
+    case quotaUsage
     case keyValueRead, keyValueWrite
 
     /// Whether the operation changes the store (it takes the exclusive lock, and needs a signed-in user).
     public var writes: Bool {
         switch self {
-        case .recordModify, .zoneCreate, .zoneDelete, .subscriptionSave, .subscriptionDelete, .notificationRead, .fixturesImport,
+        case .recordModify, .zoneCreate, .zoneDelete, .zonePurge, .subscriptionSave, .subscriptionDelete, .notificationRead, .fixturesImport,
              .keyValueWrite:
             return true
         default: return false
@@ -35,7 +36,7 @@ public enum OperationKind: String, CaseIterable, Sendable {
         case .recordFetch, .recordList: return "records can't be fetched"
         case .query, .queryPlan: return "records can't be queried"
         case .zoneCreate: return "zones can't be created"
-        case .zoneDelete: return "zones can't be deleted"
+        case .zoneDelete, .zonePurge: return "zones can't be deleted"
         case .zoneList, .zoneSummary: return "zones can't be listed"
         case .subscriptionSave: return "subscriptions can't be saved"
         case .subscriptionDelete: return "subscriptions can't be deleted"
@@ -44,6 +45,7 @@ public enum OperationKind: String, CaseIterable, Sendable {
         case .notificationList, .notificationRead: return "notifications can't be read"
         case .fixturesExport: return "nothing can be exported"
         case .fixturesImport: return "nothing can be imported"
+        case .quotaUsage: return "storage can't be measured"
         case .keyValueRead: return "the key-value store can't be read"
         case .keyValueWrite: return "the key-value store can't be written"
         }
