@@ -55,7 +55,8 @@ enum UserCommand {
             throw CKError(.unknownItem, "no user '\(name)' in container \(container.identifier)",
                           hint: known.isEmpty ? "no user has written yet" : "known users: " + known.joined(separator: ", "))
         }
-        if try inv.outputFormat() == .json || inv.outputFormat() == .jsonl {
+        let format = try inv.outputFormat()
+        if format == .json || format == .jsonl {
             try inv.report(json(u), plain: "", table: "")
             return ExitCode.success
         }
@@ -64,9 +65,4 @@ enum UserCommand {
         try inv.printRows(rows)
         return ExitCode.success
     }
-}
-
-extension String {
-    /// The string, or `other` when it is empty.
-    func ifEmpty(_ other: String) -> String { isEmpty ? other : self }
 }

@@ -39,9 +39,7 @@ extension CKContainer {
             }
             var records: [JSON] = []
             var hashes = Set<String>()
-            let paths = env.allLogPaths().sorted().filter { p in
-                p.hasPrefix(env.dir + "/public/") || owns(((p as NSString).deletingLastPathComponent as NSString).lastPathComponent)
-            }
+            let paths = env.logPaths(ownedBy: owns).sorted()
             let total = paths.reduce(0) { $0 + (FileIO.fileInfo($1)?.size ?? 0) }
             var done = 0
             for path in paths {
@@ -186,9 +184,7 @@ extension CKContainer {
             }
             var catalog = state.catalog
             // What this import may replace: the public database and the caller's private data (everything with allUsers).
-            let mine = env.allLogPaths().filter { p in
-                p.hasPrefix(env.dir + "/public/") || owns(((p as NSString).deletingLastPathComponent as NSString).lastPathComponent)
-            }
+            let mine = env.logPaths(ownedBy: owns)
             var existing = false
             for p in mine where !existing { existing = !CKDatabase.fold(try env.readLog(p).entries).isEmpty }
             let oldSubscriptions = try SubscriptionFile.read(env.subscriptionsPath).subscriptions

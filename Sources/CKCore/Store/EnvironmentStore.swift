@@ -125,6 +125,13 @@ final class EnvironmentStore {
         try intent.commit { () throws(CKError) in try index()?.clear() }
     }
 
+    /// The public database's logs and the private logs of the owners `owns` accepts (by user record name).
+    func logPaths(ownedBy owns: (String) -> Bool) -> [String] {
+        allLogPaths().filter { p in
+            p.hasPrefix(dir + "/public/") || owns(((p as NSString).deletingLastPathComponent as NSString).lastPathComponent)
+        }
+    }
+
     /// Every zone log of the environment.
     func allLogPaths() -> [String] {
         var out = FileIO.list(dir + "/public").filter { $0.hasSuffix(".jsonl") }.map { dir + "/public/" + $0 }

@@ -1,0 +1,4 @@
+extension String {
+    /// The string, or `other` when it is empty.
+    func ifEmpty(_ other: String) -> String { isEmpty ? other : self }
+}
