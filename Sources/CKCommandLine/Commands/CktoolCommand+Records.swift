@@ -31,14 +31,13 @@ extension CktoolCommand {
         "query-records", summary: "Print the records a query matches as JSON, with continuationToken at the top level when more follow.",
         discussion: "No filter lists every record of the type (that needs ___recordID QUERYABLE, as in CloudKit); filter fields must be QUERYABLE and sort fields SORTABLE. At most 200 records per page (--limit, default 200).",
         required: [teamID, containerID, environment, databaseType],
-        optional: [zoneName, recordType, filters,
+        optional: [zoneName, queriedType, filters,
                    OptionSpec("sort-by", value: "sort-by", help: "\"FIELD ASC\" or \"FIELD DESC\" (repeatable).", repeatable: true, completion: .field),
                    OptionSpec("requested-fields", value: "requested-fields", help: "Only these fields (repeatable; commas also separate).", repeatable: true, completion: .field),
                    OptionSpec("limit", value: "limit", help: "Records per page, 1 to 200 (default 200)."),
                    OptionSpec("continuation-token", value: "continuation-token", help: "Continue after the page that printed this token."),
                    token],
         run: { inv in
-            try target(inv)
             var request = try query(inv)
             request.sort = try inv.parsed.all("sort-by").map { try sortBy($0, inv) }
             let fields = inv.parsed.all("requested-fields").flatMap { $0.split(separator: ",") }
@@ -50,6 +49,7 @@ extension CktoolCommand {
                 request.limit = min(n, CKDatabase.maxQueryResults)
             }
             request.cursor = inv.parsed.value("continuation-token")
+            try target(inv)
             let page = try inv.database().query(request, zone: inv.zone)
             let records = try page.records.map { try RecordCommand.recordJSON($0, inv, keys: request.desiredKeys) }
             inv.line(CktoolJSON.records(records, continuationToken: page.cursor).pretty())
@@ -62,10 +62,10 @@ extension CktoolCommand {
         required: [containerID, environment, databaseType],
         optional: [zoneName, OptionSpec("record-name", value: "record-name", help: "Record name.", completion: .recordName), yes, teamID, token],
         run: { inv in
-            try target(inv)
             guard let name = inv.parsed.value("record-name") else {
                 throw UsageError("missing expected argument '--record-name <record-name>'", command: inv.command.path)
             }
+            try target(inv)
             if try !inv.confirmDestructive("Delete record \(name)?") {
                 inv.note("nothing deleted")
                 return ExitCode.failure
@@ -79,13 +79,14 @@ extension CktoolCommand {
         "delete-records", summary: "Delete every record a query matches; a dry run unless --dry-run false.",
         discussion: "As cktool, --dry-run defaults to true: ck prints 'Dry run. Found N matching records to delete.' and deletes nothing. With --dry-run false the matches are deleted in requests of at most 200 (CloudKit's limit per request) and ck prints 'Deleted N records.'; it asks first on a terminal, and elsewhere needs -y. A record changed since it was listed is refused, not deleted.",
         required: [containerID, environment, databaseType],
-        optional: [zoneName, recordType, filters,
+        optional: [zoneName, queriedType, filters,
                    OptionSpec("dry-run", value: "true|false", help: "Only count the matches (default: true).", choices: ["true", "false"]),
                    yes, teamID, token],
         run: { inv in
+            let request = try query(inv)
             try target(inv)
             let db = try inv.database()
-            let matches = try db.allMatches(try query(inv), zone: inv.zone)
+            let matches = try db.allMatches(request, zone: inv.zone)
             if inv.parsed.value("dry-run") != "false" {
                 inv.line("Dry run. Found \(matches.count) matching records to delete.")
                 return ExitCode.success

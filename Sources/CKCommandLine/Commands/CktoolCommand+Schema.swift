@@ -29,7 +29,7 @@ extension CktoolCommand {
         })
 
     static let validateSchema = verb(
-        "validate-schema", summary: "Check a .ckdb file offline: prints '✅ Schema is valid.' or '❌ Schema validation failed: …'.",
+        "validate-schema", summary: "Check a .ckdb file offline, with cktool's 'Schema is valid.' and 'Schema validation failed' lines.",
         required: [teamID, containerID, environment, fileOption], optional: [token],
         run: { inv in
             let container = try target(inv)

@@ -12,7 +12,7 @@ enum CktoolCommand {
         --container-id names ck's container, created on first use. --environment and --database-type pick the environment and database. Tokens and team IDs are accepted and ignored, with a note on stderr: no account exists offline. Records are read and written as ck's default user (or --as / CK_USER), with ck's permissions, indexes and query rules.
         """,
         examples: [("ck cktool get-teams", "The one offline team."),
-                   ("cktool export-schema --team-id ABC1234567 --container-id iCloud.com.example.App --environment development", "Print the development schema, run through a link named cktool.")],
+                   ("ck cktool export-schema --team-id ABC1234567 --container-id iCloud.com.example.App --environment development", "Print the development schema (a link named cktool runs the same without 'ck').")],
         subcommands: [saveToken, removeToken, getTeams, exportSchema, importSchema, validateSchema, resetSchema,
                       createRecord, queryRecords, deleteRecord, deleteRecords])
 
@@ -36,6 +36,9 @@ enum CktoolCommand {
                                          choices: ["public", "shared", "private"])
     static let zoneName = OptionSpec("zone-name", value: "zone-name", help: "Zone (default: _defaultZone).", completion: .zone)
     static let recordType = OptionSpec("record-type", value: "record-type", help: "Record type.", completion: .recordType)
+    /// query-records' and delete-records' --record-type: optional in cktool's synopsis, but a query needs one.
+    static let queriedType = OptionSpec("record-type", value: "record-type", help: "Record type to query (needed: CloudKit queries one type at a time).",
+                                        completion: .recordType)
     static let filters = OptionSpec("filters", value: "filters", help: "Filter \"FIELD OP VALUE\", e.g. \"latteCost > 4.60\" (repeatable).", repeatable: true)
     static let yes = OptionSpec("yes", short: "y", help: "Do not ask for confirmation.")
 
