@@ -43,11 +43,7 @@ extension CktoolCommand {
             let fields = inv.parsed.all("requested-fields").flatMap { $0.split(separator: ",") }
                 .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
             request.desiredKeys = fields.isEmpty ? nil : fields
-            if let l = inv.parsed.value("limit") {
-                guard let n = Int(l), n >= 1 else { throw UsageError("--limit takes a whole number from 1 to 200", command: inv.command.path) }
-                if n > CKDatabase.maxQueryResults { inv.note("--limit \(n) is more than CloudKit's 200 records per page; pages hold 200") }
-                request.limit = min(n, CKDatabase.maxQueryResults)
-            }
+            request.limit = try QueryCommand.pageLimit(inv)
             request.cursor = inv.parsed.value("continuation-token")
             try target(inv)
             let page = try inv.database().query(request, zone: inv.zone)
