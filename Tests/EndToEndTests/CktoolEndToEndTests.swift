@@ -188,6 +188,24 @@ import Testing
         #expect(noun.stdout == teams.stdout)
     }
 
+    @Test func createRecordTakesAssetFilesByKey() throws {
+        let s = try Self.sandbox()
+        try s.write("cover bytes", to: "cover.jpg")
+        let fields = #"{"title": {"type": "stringType", "value": "Hard Times"}, "cover": {"type": "assetType", "value": "c"}}"#
+        let args = ["create-record"] + Self.target + ["--database-type", "private", "--record-type", "Book", "--fields-json", fields, "-q"]
+        let r = try cktool(s, args + ["--asset-files", "c=cover.jpg"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let record = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+        let cover = try #require((record["fields"] as? [String: Any])?["cover"] as? [String: Any])
+        #expect(cover["type"] as? String == "assetType")
+        let url = try #require((cover["value"] as? [String: Any])?["downloadURL"] as? String)
+        #expect(try String(contentsOf: try #require(URL(string: url)), encoding: .utf8) == "cover bytes")
+        // A key with no file is refused (exit 1), naming cktool's option.
+        let missing = try cktool(s, args)
+        #expect(missing.status == 1)
+        #expect(missing.stderr.contains("no --asset-files given for key 'c'"), "\(missing.stderr)")
+    }
+
     @Test func queryRecordsPagesWithATopLevelContinuationToken() throws {
         let s = try Self.sandbox()
         try s.write(Self.schema, to: "schema.ckdb")
