@@ -3,8 +3,10 @@ import Foundation
 
 /// The `ck` command line: parses arguments, runs a command, prints, and returns an exit code.
 public enum CKCommandLineTool {
-    /// Runs `ck` with these arguments (without the program name) and exits.
-    public static func runAndExit(_ arguments: [String]) -> Never {
+    /// Runs `ck` with these arguments (without the program name) and exits. Run as `cktool` (a link or copy
+    /// named so), it is `ck cktool`: cktool's verbs and options.
+    public static func runAndExit(_ arguments: [String], program: String = "ck") -> Never {
+        let arguments = CktoolCommand.isProgram(program) ? [CktoolCommand.spec.name] + arguments : arguments
         // Swift turns bytes that are not UTF-8 into U+FFFD; they are refused instead, as in JSON input.
         if let bad = invalidArgument() {
             StreamWriter.stderr.write("ck: invalidArguments (12): argument \(bad.index) is not valid UTF-8 (byte \(bad.offset + 1))\n")
@@ -55,10 +57,11 @@ public enum CKCommandLineTool {
             }
             let code = try run(inv)
             printWarnings(inv)
-            return code
+            return CktoolCommand.exitCode(code, command: inv.command)
         } catch {
             if let inv = invocation { printWarnings(inv) }
-            return ErrorReport.report(error, invocation: invocation, terminal: terminal, json: wantsJSON)
+            let code = ErrorReport.report(error, invocation: invocation, terminal: terminal, json: wantsJSON)
+            return invocation.map { CktoolCommand.exitCode(code, command: $0.command) } ?? code
         }
     }
 

@@ -1,3 +1,3 @@
 import CKCommandLine
 
-CKCommandLineTool.runAndExit(Array(CommandLine.arguments.dropFirst()))
+CKCommandLineTool.runAndExit(Array(CommandLine.arguments.dropFirst()), program: CommandLine.arguments.first ?? "ck")

@@ -43,6 +43,7 @@ enum HelpCommand {
             out += String(row.code).padding(toLength: 5, withPad: " ", startingAt: 0) + row.meaning + "\n"
             if !row.errors.isEmpty { out += HelpRenderer.wrap(row.errors, indent: 5) + "\n" }
         }
+        out += "\n" + HelpRenderer.wrap("'ck cktool' (and ck run as cktool) exits as cktool does: 0, 64 for an incorrect invocation, and 1 for every other failure.", indent: 0) + "\n"
         return out
     }
 

@@ -5,6 +5,8 @@ import CKCore
 final class Invocation {
     let parsed: ParsedCommand
     let terminal: Terminal
+    /// Values a command sets for global options, beating flags and environment (cktool's --container-id sets --container).
+    var overrides: [String: String] = [:]
     private var openedStore: CKStore?
     private var databases: [CKDatabase] = []
 
@@ -26,6 +28,7 @@ final class Invocation {
 
     /// A global or command option: flag, then environment variable.
     func setting(_ long: String, env: String) -> String? {
+        if let v = overrides[long] { return v }
         if let v = parsed.value(long) { return v }
         if let v = terminal.environment[env], !v.isEmpty { return v }
         return nil
@@ -148,6 +151,16 @@ final class Invocation {
         terminal.writeErr(question + " [y/N] ")
         let answer = terminal.readLine()?.lowercased() ?? ""
         return answer == "y" || answer == "yes"
+    }
+
+    /// Asks before a delete a query or a cktool verb chose: on a terminal the user answers; elsewhere -y must
+    /// say so, since an unattended delete that nobody confirmed would lose data.
+    func confirmDestructive(_ question: String) throws -> Bool {
+        if parsed.flag("yes") { return true }
+        guard terminal.stdinIsTTY else {
+            throw UsageError("\(question) Standard input is not a terminal, so ck can't ask: pass -y to go ahead", command: command.path)
+        }
+        return confirm(question)
     }
 
     /// Writes a whole document to `file` (see `OutputFile`: a regular file atomically, a FIFO or device in place,

@@ -58,15 +58,17 @@ enum QueryCommand {
             req.sort += ws.sort
         }
         for f in inv.parsed.all("filters") { req.filters.append(try QueryFilter.cktool(f)) }
-        if let l = inv.parsed.value("limit") {
-            guard let n = Int(l), n >= 1 else { throw UsageError("--limit takes a whole number from 1 to 200", command: inv.command.path) }
-            if n > CKDatabase.maxQueryResults { inv.note("--limit \(n) is more than CloudKit's 200 records per page; pages hold 200") }
-            req.limit = min(n, CKDatabase.maxQueryResults)
-        } else {
-            req.limit = inv.terminal.stdoutIsTTY ? 100 : CKDatabase.maxQueryResults
-        }
+        req.limit = try pageLimit(inv) ?? (inv.terminal.stdoutIsTTY ? 100 : CKDatabase.maxQueryResults)
         req.cursor = inv.parsed.value("cursor")
         return req
+    }
+
+    /// `--limit n`: records per page, capped at CloudKit's 200 with a note; nil when not given.
+    static func pageLimit(_ inv: Invocation) throws -> Int? {
+        guard let l = inv.parsed.value("limit") else { return nil }
+        guard let n = Int(l), n >= 1 else { throw UsageError("--limit takes a whole number from 1 to 200", command: inv.command.path) }
+        if n > CKDatabase.maxQueryResults { inv.note("--limit \(n) is more than CloudKit's 200 records per page; pages hold 200") }
+        return min(n, CKDatabase.maxQueryResults)
     }
 
     static func sortDescriptor(_ s: String, inv: Invocation) throws -> QuerySort {

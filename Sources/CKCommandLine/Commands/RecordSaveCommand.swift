@@ -108,8 +108,9 @@ enum RecordSaveCommand {
         return (key, .text(value, type: type, action: action, encrypted: encrypted))
     }
 
-    /// `--fields-json`, `--fields-file`, `--fields-stdin`: an object of field dictionaries.
-    static func jsonFields(_ inv: Invocation) throws -> [String: FieldInput] {
+    /// `--fields-json`, `--fields-file`, `--fields-stdin`: an object of field dictionaries. Asset keys name
+    /// files given with `assetOption` (ck's --asset-file, cktool's --asset-files).
+    static func jsonFields(_ inv: Invocation, assetOption: String = "asset-file") throws -> [String: FieldInput] {
         var sources: [(String, [UInt8])] = []
         if let j = inv.parsed.value("fields-json") { sources.append(("--fields-json", Array(j.utf8))) }
         if let f = inv.parsed.value("fields-file") { sources.append((f, try inv.readInput(f))) }
@@ -126,14 +127,14 @@ enum RecordSaveCommand {
             throw CKError(.invalidArguments, "\(label): expected an object of fields, found \(json.kindName)",
                           hint: "{\"title\": {\"value\": \"Hello\", \"type\": \"STRING\"}}")
         }
-        let assets = try assetFiles(inv)
+        let assets = try assetFiles(inv, option: assetOption)
         var out: [String: FieldInput] = [:]
         for (k, v) in o {
             guard case .object = v else {
                 throw CKError(.invalidArguments, "\(label): field '\(k)': expected {\"value\": …, \"type\": …}, found \(v.kindName)")
             }
             if let t = v["type"]?.stringValue, let ft = FieldType(name: t), ft.base == .asset {
-                out[k] = try assetInput(v["value"], list: ft.isList, key: k, assets: assets, label: label)
+                out[k] = try assetInput(v["value"], list: ft.isList, key: k, assets: assets, label: label, option: assetOption)
                 continue
             }
             out[k] = (v["value"]?.isNull ?? true) ? .unset : .json(v)
@@ -141,11 +142,11 @@ enum RecordSaveCommand {
         return out
     }
 
-    static func assetFiles(_ inv: Invocation) throws -> [String: String] {
+    static func assetFiles(_ inv: Invocation, option: String) throws -> [String: String] {
         var map: [String: String] = [:]
-        for item in inv.parsed.all("asset-file") {
+        for item in inv.parsed.all(option) {
             guard let eq = item.firstIndex(of: "=") else {
-                throw UsageError("--asset-file takes key=path, got '\(item)'", command: inv.command.path)
+                throw UsageError("--\(option) takes key=path, got '\(item)'", command: inv.command.path)
             }
             map[String(item[..<eq])] = String(item[item.index(after: eq)...])
         }
@@ -153,14 +154,15 @@ enum RecordSaveCommand {
     }
 
     /// cktool's asset values name a key given with --asset-files.
-    static func assetInput(_ value: JSON?, list: Bool, key: String, assets: [String: String], label: String) throws -> FieldInput {
+    static func assetInput(_ value: JSON?, list: Bool, key: String, assets: [String: String], label: String,
+                           option: String) throws -> FieldInput {
         func path(_ j: JSON) throws -> String {
             guard let k = j.stringValue else {
-                throw CKError(.invalidArguments, "\(label): field '\(key)': an asset value names an --asset-file key")
+                throw CKError(.invalidArguments, "\(label): field '\(key)': an asset value names an --\(option) key")
             }
             guard let p = assets[k] else {
-                throw CKError(.invalidArguments, "\(label): field '\(key)': no --asset-file given for key '\(k)'",
-                              hint: "add --asset-file \(k)=<path>")
+                throw CKError(.invalidArguments, "\(label): field '\(key)': no --\(option) given for key '\(k)'",
+                              hint: "add --\(option) \(k)=<path>")
             }
             return p
         }
@@ -270,12 +272,17 @@ enum RecordSaveCommand {
 
     /// Splits operations into requests of at most 200, saying so when it does.
     static func chunks(_ ops: [RecordOperation], inv: Invocation) -> [[RecordOperation]] {
+        noteRequests(ops.count, inv: inv)
         let size = CKDatabase.maxOperationsPerRequest
-        if ops.count > size {
-            let n = (ops.count + size - 1) / size
-            inv.note("\(ops.count) operations: sending \(n) requests of at most \(size) (CloudKit's limit per request)")
-        }
         return stride(from: 0, to: ops.count, by: size).map { Array(ops[$0..<min($0 + size, ops.count)]) }
+    }
+
+    /// Says how many requests `count` operations take, when they take more than one.
+    static func noteRequests(_ count: Int, inv: Invocation) {
+        let size = CKDatabase.maxOperationsPerRequest
+        if count > size {
+            inv.note("\(count) operations: sending \((count + size - 1) / size) requests of at most \(size) (CloudKit's limit per request)")
+        }
     }
 
     /// Applies requests under one lock and prints their results once they are durable.

@@ -111,6 +111,18 @@ public final class CKStore: @unchecked Sendable {
         if use { try setCurrentLocked(id) }
     }
 
+    /// Creates a container unless it exists (cktool's containers exist before any command names them);
+    /// true when this call created it.
+    public func ensureContainer(_ id: String) throws(CKError) -> Bool {
+        if FileIO.exists(containerDir(id) + "/container.json") { return false }
+        do { try createContainer(id) } catch {
+            // Another process created it first.
+            if error.code == .serverRecordChanged { return false }
+            throw error
+        }
+        return true
+    }
+
     private func createContainerFiles(_ id: String) throws(CKError) {
         let dir = containerDir(id)
         for env in Environment.allCases {
