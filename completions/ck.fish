@@ -185,7 +185,7 @@ end
 function __ck_dynamic --description 'Ask ck for candidates from the store'
     __ck_walk
     set -l args $argv
-    if test $argv[1] = field; and test -n "$__ck_rt"; and set -q __ck_pos[$__ck_rt]
+    if contains -- $argv[1] field fieldAssignment indexField; and test -n "$__ck_rt"; and set -q __ck_pos[$__ck_rt]
         set -a args $__ck_pos[$__ck_rt]
     end
     command $__ck_prog $__ck_pass __complete $args 2>/dev/null
@@ -219,7 +219,7 @@ complete -c ck -n '__ck_arg \'\' 0' -a 'help' -d 'Show help for a command or a t
 complete -c ck -n '__ck_arg \'\' 0' -a 'man' -d 'Print or write ck\'s manual pages.'
 complete -c ck -n '__ck_arg \'\' 0' -a 'completion' -d 'Print a shell completion script for bash, zsh or fish.'
 complete -c ck -n '__ck_arg \'init\' 0' -x -a '(__fish_complete_directories (commandline -ct))' -d 'Directory to hold the .ck store (default: current directory).'
-complete -c ck -n '__ck_arg \'container\' 0' -a 'create' -d 'Create a container.'
+complete -c ck -n '__ck_arg \'container\' 0' -a 'create' -d 'Create a container (an existing one is left as it is).'
 complete -c ck -n '__ck_arg \'container\' 0' -a 'list' -d 'List containers; the current one is marked.'
 complete -c ck -n '__ck_arg \'container\' 0' -a 'use' -d 'Make a container the current one.'
 complete -c ck -n '__ck_arg \'container\' 0' -a 'show' -d 'Show a container: its store, record types per environment, and users.'
@@ -229,7 +229,7 @@ complete -c ck -n '__ck_arg \'container use\' 0' -x -a '(__ck_dynamic container)
 complete -c ck -n '__ck_arg \'container show\' 0' -x -a '(__ck_dynamic container)' -d 'Container identifier (default: current).'
 complete -c ck -n '__ck_at \'container delete\'' -l yes -s y -d 'Do not ask for confirmation.'
 complete -c ck -n '__ck_arg \'container delete\' 0' -x -a '(__ck_dynamic container)' -d 'Container identifier.'
-complete -c ck -n '__ck_arg \'zone\' 0' -a 'create' -d 'Create a custom zone (saving an existing zone changes nothing).'
+complete -c ck -n '__ck_arg \'zone\' 0' -a 'create' -d 'Create a custom zone (saving an existing zone keeps it and its records).'
 complete -c ck -n '__ck_arg \'zone\' 0' -a 'list' -d 'List the zones of the database.'
 complete -c ck -n '__ck_arg \'zone\' 0' -a 'show' -d 'Show a zone: owner, capabilities, record count.'
 complete -c ck -n '__ck_arg \'zone\' 0' -a 'delete' -d 'Delete a custom zone and all its records.'
@@ -258,7 +258,7 @@ complete -c ck -n '__ck_at \'record save\'' -l atomic -d 'All or nothing per req
 complete -c ck -n '__ck_at \'record save\'' -l no-atomic -d 'Apply each operation on its own, even in a zone with the atomic capability.'
 complete -c ck -n '__ck_at \'record save\'' -l keys -x -a '(__ck_dynamic field)' -d 'Only these fields (desiredKeys); an empty list gives system fields only.'
 complete -c ck -n '__ck_arg \'record save\' 0' -x -a '(__ck_dynamic recordType)' -d 'Record type (created just in time in development).'
-complete -c ck -n '__ck_arg \'record save\' 1+' -x -a '(__ck_dynamic field)' -d 'Field values to set.'
+complete -c ck -n '__ck_arg \'record save\' 1+' -x -a '(__ck_dynamic fieldAssignment)' -d 'Field values to set.'
 complete -c ck -n '__ck_at \'record fetch\'' -l keys -x -a '(__ck_dynamic field)' -d 'Only these fields (desiredKeys); an empty list gives system fields only.'
 complete -c ck -n '__ck_arg \'record fetch\' 0+' -x -a '(__ck_dynamic recordName)' -d 'Record names.'
 complete -c ck -n '__ck_at \'record delete\'' -l yes -s y -d 'Do not ask for confirmation.'
@@ -341,7 +341,7 @@ complete -c ck -n '__ck_at \'device save\'' -l name -x -a '(__ck_dynamic recordN
 complete -c ck -n '__ck_at \'device save\'' -l unset -x -a '(__ck_dynamic field)' -d 'Remove a field (repeatable).'
 complete -c ck -n '__ck_arg \'device save\' 0' -x -a '(__ck_dynamic device)' -d 'Device name: letters, digits, \'-\', \'_\', \'.\'.'
 complete -c ck -n '__ck_arg \'device save\' 1' -x -a '(__ck_dynamic recordType)' -d 'Record type.'
-complete -c ck -n '__ck_arg \'device save\' 2+' -x -a '(__ck_dynamic field)' -d 'Field values to set: field[:type]=value.'
+complete -c ck -n '__ck_arg \'device save\' 2+' -x -a '(__ck_dynamic fieldAssignment)' -d 'Field values to set: field[:type]=value.'
 complete -c ck -n '__ck_arg \'device remove\' 0' -x -a '(__ck_dynamic device)' -d 'Device name: letters, digits, \'-\', \'_\', \'.\'.'
 complete -c ck -n '__ck_arg \'device remove\' 1' -x -a '(__ck_dynamic recordName)' -d 'Record name.'
 complete -c ck -n '__ck_at \'device delete\'' -l yes -s y -d 'Do not ask for confirmation.'
@@ -423,7 +423,7 @@ complete -c ck -n '__ck_at \'schema index\'' -l sortable -d 'Range and sort inde
 complete -c ck -n '__ck_at \'schema index\'' -l searchable -d 'Token (full-text) index; STRING fields only.'
 complete -c ck -n '__ck_at \'schema index\'' -l remove -d 'Remove the named indexes instead of adding them.'
 complete -c ck -n '__ck_arg \'schema index\' 0' -x -a '(__ck_dynamic recordType)' -d 'Record type.'
-complete -c ck -n '__ck_arg \'schema index\' 1' -x -a '(__ck_dynamic field)' -d 'Field name, or a system field such as ___recordID.'
+complete -c ck -n '__ck_arg \'schema index\' 1' -x -a '(__ck_dynamic indexField)' -d 'Field name, or a system field such as ___recordID.'
 complete -c ck -n '__ck_at \'schema fmt\'' -l check -d 'Change nothing; exit 1 if the file is not in canonical layout.'
 complete -c ck -n '__ck_arg \'schema fmt\' 0' -r -F -d 'Schema file (\'-\': read stdin, print to stdout).'
 complete -c ck -n '__ck_arg \'model\' 0' -a 'check' -d 'Report what CloudKit\'s model validator would refuse; exit 8 on any error.'

@@ -12,7 +12,7 @@ enum RecordSaveCommand {
         --batch reads JSON Lines: each line a record dictionary ({"recordName", "recordType", "recordChangeTag", "fields", "parent"}) or a Web Services operation ({"operationType": "forceUpdate", "record": {…}}). CloudKit takes at most 200 operations and 2 MB of record data per request: larger inputs are sent as several requests (with --atomic they are refused with limitExceeded).
         """,
         arguments: [ArgumentSpec("record-type", help: "Record type (created just in time in development).", optional: true, completion: .recordType),
-                    ArgumentSpec("field[:type]=value", help: "Field values to set.", optional: true, repeatable: true, completion: .field)],
+                    ArgumentSpec("field[:type]=value", help: "Field values to set.", optional: true, repeatable: true, completion: .fieldAssignment)],
         options: [
             OptionSpec("name", value: "name", help: "Record name (default: a new UUID).", completion: .recordName),
             OptionSpec("parent", value: "name", help: "Parent record (CKRecord.parent) in the same zone, existing or saved in the same request.", completion: .recordName),

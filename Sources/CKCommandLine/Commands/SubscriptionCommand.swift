@@ -97,9 +97,10 @@ enum SubscriptionCommand {
     }
 
     static func save(_ sub: Subscription, _ inv: Invocation) throws -> Int32 {
-        let saved = try inv.database().saveSubscription(sub)
+        let (saved, replaced) = try inv.database().saveSubscriptionReplacing(sub)
+        if replaced { inv.note("subscription '\(saved.subscriptionID)' already existed; replaced, as CloudKit's save replaces it") }
         try inv.report(saved.json, plain: saved.subscriptionID,
-                       table: "Created \(saved.kind.name) subscription \(saved.subscriptionID): \(watches(saved))")
+                       table: "\(replaced ? "Replaced" : "Created") \(saved.kind.name) subscription \(saved.subscriptionID): \(watches(saved))")
         return ExitCode.success
     }
 

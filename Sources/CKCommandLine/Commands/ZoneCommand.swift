@@ -8,7 +8,7 @@ enum ZoneCommand {
         examples: [("ck zone create Notes", "Create a custom zone in the private database of the current user."),
                    ("ck -z Notes record save Note title=Hi", "Save a record into it.")],
         subcommands: [
-            CommandSpec("create", summary: "Create a custom zone (saving an existing zone changes nothing).",
+            CommandSpec("create", summary: "Create a custom zone (saving an existing zone keeps it and its records).",
                         arguments: [ArgumentSpec("zone", help: "Zone name: ASCII, not starting with '_'.")],
                         options: [OptionSpec("zone-wide-sharing", help: "Also give the zone zoneWideSharing (a share of the whole zone)."),
                                   OptionSpec("capabilities", value: "list",
@@ -53,7 +53,7 @@ enum ZoneCommand {
         }
         if inv.parsed.flag("zone-wide-sharing") { caps.formUnion([.sharing, .zoneWideSharing]) }
         let (zone, created) = try inv.database().createZone(zoneName, capabilities: caps)
-        if !created { inv.note("zone '\(zoneName)' already exists; nothing changed") }
+        if !created { inv.note("zone '\(zoneName)' already exists; saved as CloudKit saves an existing zone: its records and capabilities are kept") }
         try printZones([zone], inv, verb: created ? "Created zone" : "Zone")
         return ExitCode.success
     }

@@ -1,6 +1,13 @@
 /// What a shell can complete for a value.
 public enum CompletionKind: String, Sendable {
     case none, file, directory, command, container, zone, recordType, field, recordName, user, role, subscription, device, kvKey, fault
+    /// A field name followed by `=` (no space after it), for `field=value` arguments.
+    case fieldAssignment
+    /// A field name or one of the system fields (`___recordID`, …) an index can be put on.
+    case indexField
+
+    /// Kinds whose candidates depend on the record type named earlier on the line.
+    public var takesRecordType: Bool { self == .field || self == .fieldAssignment || self == .indexField }
 }
 
 /// One option of a command (or a global option).
