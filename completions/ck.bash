@@ -104,6 +104,7 @@ _ck_info() {
 # Completes the value of option $2 of command path $1.
 _ck_value() {
     case "$1:$2" in
+        'zone create:--capabilities') _ck_words 'fetchChanges atomic sharing zoneWideSharing' ;;
         'record save:--name') _ck_dynamic recordName ;;
         'record save:--parent') _ck_dynamic recordName ;;
         'record save:--policy') _ck_words 'changed-keys all-keys' ;;
@@ -116,6 +117,7 @@ _ck_value() {
         'asset get:--file') _ck_files ;;
         'query:--sort') _ck_dynamic field "$_ck_rtype" ;;
         'query:--keys') _ck_dynamic field "$_ck_rtype" ;;
+        'subscription create query:--fires-on') _ck_words 'create update delete' ;;
         'subscription create query:--desired-keys') _ck_dynamic field "$_ck_rtype" ;;
         'subscription create zone:--type') _ck_dynamic recordType ;;
         'subscription create database:--type') _ck_dynamic recordType ;;

@@ -8,8 +8,8 @@ enum CompletionCommand {
         discussion: "The script completes commands, options and their values from the same command tree as --help. Containers, zones, record types, fields, record names, users, subscription IDs, devices, key-value keys and fault rule IDs come from the store: the script asks ck for them, honouring --data-dir, --container, --env, --db, --zone and --as on the line and the CK_ environment variables.",
         arguments: [ArgumentSpec("shell", help: "bash, zsh or fish.", choices: CompletionRenderer.Shell.allCases.map(\.rawValue))],
         examples: [("source <(ck completion bash)", "Complete ck in the current bash."),
-                   ("ck completion zsh > \"${fpath[1]}/_ck\"", "Install the zsh completion."),
-                   ("ck completion fish > ~/.config/fish/completions/ck.fish", "Install the fish completion.")],
+                   ("ck completion zsh > ~/.zfunc/_ck", "Install the zsh completion (after mkdir -p ~/.zfunc; ~/.zshrc needs fpath=(~/.zfunc $fpath) before compinit)."),
+                   ("ck completion fish > ~/.config/fish/completions/ck.fish", "Install the fish completion (after mkdir -p ~/.config/fish/completions).")],
         run: run)
 
     static let completeSpec = CommandSpec(

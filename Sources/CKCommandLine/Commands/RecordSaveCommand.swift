@@ -30,7 +30,7 @@ enum RecordSaveCommand {
         ],
         examples: [
             ("ck record save Note --name note-1 title=\"Hello CloudKit\" tags:string[]=work,todo", "Create note-1 with a title and a tag list."),
-            ("ck record save Note --name note-1 --if-tag 2 title=\"Edited\"", "Update it only if its change tag is still 2."),
+            ("ck record save Note --name note-1 --if-tag 1 title=\"Edited\"", "Update it only if its change tag is still 1 (as saved above)."),
             ("ck record save Note --name note-1 --policy changed-keys done=1", "Overwrite one field whatever the server has."),
             ("ck record save Note --fields-json '{\"title\":{\"value\":\"x\",\"type\":\"stringType\"}}'", "Fields in cktool's JSON shape."),
             ("ck record save --batch notes.jsonl", "Save many records from JSON Lines."),

@@ -57,7 +57,12 @@ public enum CompletionRenderer {
         }
     }
 
-    static func action(_ o: OptionSpec) -> Action? { o.takesValue ? action(choices: o.choices, completion: o.completion) : nil }
+    static func action(_ o: OptionSpec) -> Action? {
+        guard o.takesValue else { return nil }
+        // A list's first item completes from its words.
+        if o.choices.isEmpty, case .list(let words) = o.rule { return .words(words) }
+        return action(choices: o.choices, completion: o.completion)
+    }
     static func action(_ a: ArgumentSpec, root: CommandSpec) -> Action? {
         // `ck help <TAB>`: the argument's own words (topics) and the tree's nouns.
         if a.completion == .command { return .words(a.choices + root.visibleSubcommands.map(\.name)) }
