@@ -143,6 +143,6 @@ import Testing
         #expect(try Self.fishComplete("ck query ", sandbox: s, fish: fish) == ["Note", "Task"])
         // fish adds no space after a candidate ending in '='.
         #expect(try Self.fishComplete("ck record save Note ", sandbox: s, fish: fish) == ["title="])
-        #expect(try Self.fishComplete("ck schema index Note ___m", sandbox: s, fish: fish) == ["___modTime", "___modifiedBy"])
+        #expect(try Self.fishComplete("ck schema index Note ___m", sandbox: s, fish: fish).sorted() == ["___modTime", "___modifiedBy"])
     }
 }
