@@ -116,6 +116,7 @@ _ck_info() {
 # Completes the value of option $2 of command path $1.
 _ck_value() {
     case "$1:$2" in
+        'zone create:--capabilities') _ck_words 'fetchChanges atomic sharing zoneWideSharing' ;;
         'record save:--name') _ck_dynamic recordName ;;
         'record save:--parent') _ck_dynamic recordName ;;
         'record save:--policy') _ck_words 'changed-keys all-keys' ;;
@@ -128,6 +129,7 @@ _ck_value() {
         'asset get:--file') _ck_files ;;
         'query:--sort') _ck_dynamic field "$_ck_rtype" ;;
         'query:--keys') _ck_dynamic field "$_ck_rtype" ;;
+        'subscription create query:--fires-on') _ck_words 'create update delete' ;;
         'subscription create query:--desired-keys') _ck_dynamic field "$_ck_rtype" ;;
         'subscription create zone:--type') _ck_dynamic recordType ;;
         'subscription create database:--type') _ck_dynamic recordType ;;
@@ -229,7 +231,7 @@ _ck_positional() {
             ;;
         'record save')
             if (( $2 == 0 )); then _ck_dynamic recordType; fi
-            if (( $2 >= 1 )); then _ck_dynamic field "$_ck_rtype"; fi
+            if (( $2 >= 1 )); then _ck_dynamic fieldAssignment "$_ck_rtype"; fi
             ;;
         'record fetch')
             if (( $2 >= 0 )); then _ck_dynamic recordName; fi
@@ -268,7 +270,7 @@ _ck_positional() {
         'device save')
             if (( $2 == 0 )); then _ck_dynamic device; fi
             if (( $2 == 1 )); then _ck_dynamic recordType; fi
-            if (( $2 >= 2 )); then _ck_dynamic field "$_ck_rtype"; fi
+            if (( $2 >= 2 )); then _ck_dynamic fieldAssignment "$_ck_rtype"; fi
             ;;
         'device remove')
             if (( $2 == 0 )); then _ck_dynamic device; fi
@@ -320,7 +322,7 @@ _ck_positional() {
             ;;
         'schema index')
             if (( $2 == 0 )); then _ck_dynamic recordType; fi
-            if (( $2 == 1 )); then _ck_dynamic field "$_ck_rtype"; fi
+            if (( $2 == 1 )); then _ck_dynamic indexField "$_ck_rtype"; fi
             ;;
         'schema fmt')
             if (( $2 == 0 )); then _ck_files; fi
@@ -363,10 +365,11 @@ _ck_dirs() {
     COMPREPLY+=($(compgen -d -- "$cur"))
 }
 
-# Asks ck for candidates from the store: _ck_dynamic <kind> [<record-type>].
+# Asks ck for candidates from the store: _ck_dynamic <kind> [<record-type>]. `field=` takes no space after it.
 _ck_dynamic() {
     local IFS=$'\n' candidates
     candidates=$(command "$_ck_prog" "${_ck_pass[@]}" __complete "$@" 2>/dev/null) || return 0
+    [[ $1 == fieldAssignment ]] && compopt -o nospace 2>/dev/null
     COMPREPLY+=($(compgen -W "$candidates" -- "$cur"))
 }
 
@@ -398,7 +401,7 @@ _ck_needs_value() {
 
 _ck() {
     local cur="${COMP_WORDS[COMP_CWORD]}" _ck_prog="${COMP_WORDS[0]}"
-    local path="" w opt="" i dashdash=0 _ck_o _ck_rtype=""
+    local cmdpath="" w opt="" i dashdash=0 _ck_o _ck_rtype=""
     local _ck_subs _ck_opts _ck_vopts _ck_rt
     local -a _ck_pass=() pos=()
     COMPREPLY=()
@@ -418,8 +421,8 @@ _ck() {
             -?*) _ck_needs_value "$w"; opt="$_ck_o" ;;
             *)
                 if ((${#pos[@]} == 0)) && [[ " $_ck_subs " == *" $w "* ]]; then
-                    path="${path:+$path }$w"
-                    _ck_info "$path"
+                    cmdpath="${cmdpath:+$cmdpath }$w"
+                    _ck_info "$cmdpath"
                 else
                     pos+=("$w")
                 fi
@@ -429,13 +432,13 @@ _ck() {
     [[ -n $_ck_rt ]] && _ck_rtype="${pos[_ck_rt]}"
     if [[ -n $opt ]]; then
         [[ $cur == "=" ]] && cur=""
-        _ck_value "$path" "$opt"
+        _ck_value "$cmdpath" "$opt"
         return 0
     fi
     if ((!dashdash)) && [[ $cur == --*=* ]]; then
         local prefix="${cur%%=*}="
         cur="${cur#*=}"
-        _ck_value "$path" "${prefix%=}"
+        _ck_value "$cmdpath" "${prefix%=}"
         COMPREPLY=("${COMPREPLY[@]/#/$prefix}")
         return 0
     fi
@@ -447,7 +450,7 @@ _ck() {
         _ck_words "$_ck_subs"
         return 0
     fi
-    _ck_positional "$path" "${#pos[@]}"
+    _ck_positional "$cmdpath" "${#pos[@]}"
     return 0
 }
 

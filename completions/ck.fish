@@ -209,7 +209,7 @@ end
 function __ck_dynamic --description 'Ask ck for candidates from the store'
     __ck_walk
     set -l args $argv
-    if test $argv[1] = field; and test -n "$__ck_rt"; and set -q __ck_pos[$__ck_rt]
+    if contains -- $argv[1] field fieldAssignment indexField; and test -n "$__ck_rt"; and set -q __ck_pos[$__ck_rt]
         set -a args $__ck_pos[$__ck_rt]
     end
     command $__ck_prog $__ck_pass __complete $args 2>/dev/null
@@ -244,7 +244,7 @@ complete -c ck -n '__ck_arg \'\' 0' -a 'help' -d 'Show help for a command or a t
 complete -c ck -n '__ck_arg \'\' 0' -a 'man' -d 'Print or write ck\'s manual pages.'
 complete -c ck -n '__ck_arg \'\' 0' -a 'completion' -d 'Print a shell completion script for bash, zsh or fish.'
 complete -c ck -n '__ck_arg \'init\' 0' -x -a '(__fish_complete_directories (commandline -ct))' -d 'Directory to hold the .ck store (default: current directory).'
-complete -c ck -n '__ck_arg \'container\' 0' -a 'create' -d 'Create a container.'
+complete -c ck -n '__ck_arg \'container\' 0' -a 'create' -d 'Create a container (an existing one is left as it is).'
 complete -c ck -n '__ck_arg \'container\' 0' -a 'list' -d 'List containers; the current one is marked.'
 complete -c ck -n '__ck_arg \'container\' 0' -a 'use' -d 'Make a container the current one.'
 complete -c ck -n '__ck_arg \'container\' 0' -a 'show' -d 'Show a container: its store, record types per environment, and users.'
@@ -254,13 +254,13 @@ complete -c ck -n '__ck_arg \'container use\' 0' -x -a '(__ck_dynamic container)
 complete -c ck -n '__ck_arg \'container show\' 0' -x -a '(__ck_dynamic container)' -d 'Container identifier (default: current).'
 complete -c ck -n '__ck_at \'container delete\'' -l yes -s y -d 'Do not ask for confirmation.'
 complete -c ck -n '__ck_arg \'container delete\' 0' -x -a '(__ck_dynamic container)' -d 'Container identifier.'
-complete -c ck -n '__ck_arg \'zone\' 0' -a 'create' -d 'Create a custom zone (saving an existing zone changes nothing).'
+complete -c ck -n '__ck_arg \'zone\' 0' -a 'create' -d 'Create a custom zone (saving an existing zone keeps it and its records).'
 complete -c ck -n '__ck_arg \'zone\' 0' -a 'list' -d 'List the zones of the database.'
 complete -c ck -n '__ck_arg \'zone\' 0' -a 'show' -d 'Show a zone: owner, capabilities, record count.'
 complete -c ck -n '__ck_arg \'zone\' 0' -a 'delete' -d 'Delete a custom zone and all its records.'
 complete -c ck -n '__ck_arg \'zone\' 0' -a 'purge' -d 'Delete a custom zone as the user does from iCloud settings.'
 complete -c ck -n '__ck_at \'zone create\'' -l zone-wide-sharing -d 'Also give the zone zoneWideSharing (a share of the whole zone).'
-complete -c ck -n '__ck_at \'zone create\'' -l capabilities -x -d 'Test aid, not CloudKit: give the zone only these comma-separated capabilities (to rehearse a zone without atomic or fetchChanges).'
+complete -c ck -n '__ck_at \'zone create\'' -l capabilities -x -a 'fetchChanges atomic sharing zoneWideSharing' -d 'Test aid, not CloudKit: give the zone only these comma-separated capabilities (to rehearse a zone without atomic or fetchChanges).'
 complete -c ck -n '__ck_arg \'zone show\' 0' -x -a '(__ck_dynamic zone)' -d 'Zone name (default: --zone or _defaultZone).'
 complete -c ck -n '__ck_at \'zone delete\'' -l yes -s y -d 'Do not ask for confirmation.'
 complete -c ck -n '__ck_arg \'zone delete\' 0' -x -a '(__ck_dynamic zone)' -d 'Zone name.'
@@ -283,7 +283,7 @@ complete -c ck -n '__ck_at \'record save\'' -l atomic -d 'All or nothing per req
 complete -c ck -n '__ck_at \'record save\'' -l no-atomic -d 'Apply each operation on its own, even in a zone with the atomic capability.'
 complete -c ck -n '__ck_at \'record save\'' -l keys -x -a '(__ck_dynamic field)' -d 'Only these fields (desiredKeys); an empty list gives system fields only.'
 complete -c ck -n '__ck_arg \'record save\' 0' -x -a '(__ck_dynamic recordType)' -d 'Record type (created just in time in development).'
-complete -c ck -n '__ck_arg \'record save\' 1+' -x -a '(__ck_dynamic field)' -d 'Field values to set.'
+complete -c ck -n '__ck_arg \'record save\' 1+' -x -a '(__ck_dynamic fieldAssignment)' -d 'Field values to set.'
 complete -c ck -n '__ck_at \'record fetch\'' -l keys -x -a '(__ck_dynamic field)' -d 'Only these fields (desiredKeys); an empty list gives system fields only.'
 complete -c ck -n '__ck_arg \'record fetch\' 0+' -x -a '(__ck_dynamic recordName)' -d 'Record names.'
 complete -c ck -n '__ck_at \'record delete\'' -l yes -s y -d 'Do not ask for confirmation.'
@@ -319,7 +319,7 @@ complete -c ck -n '__ck_arg \'subscription create\' 0' -a 'zone' -d 'Subscribe t
 complete -c ck -n '__ck_arg \'subscription create\' 0' -a 'database' -d 'Subscribe to changes in the database\'s custom zones.'
 complete -c ck -n '__ck_at \'subscription create query\'' -l id -x -d 'Subscription ID (default: a new UUID); an existing ID is replaced.'
 complete -c ck -n '__ck_at \'subscription create query\'' -l arg -x -d 'Value for the next %@, %K, %d or %f (repeatable), as in \'ck query\'.'
-complete -c ck -n '__ck_at \'subscription create query\'' -l fires-on -x -d 'Comma-separated: create, update, delete (default: all three).'
+complete -c ck -n '__ck_at \'subscription create query\'' -l fires-on -x -a 'create update delete' -d 'Comma-separated: create, update, delete (default: all three).'
 complete -c ck -n '__ck_at \'subscription create query\'' -l fires-once -d 'Delete the subscription after it fires once.'
 complete -c ck -n '__ck_at \'subscription create query\'' -l zone-wide -d 'Watch every zone (the default unless -z is given).'
 complete -c ck -n '__ck_at \'subscription create query\'' -l desired-keys -x -a '(__ck_dynamic field)' -d 'Comma-separated fields to carry in notifications.'
@@ -370,7 +370,7 @@ complete -c ck -n '__ck_at \'device save\'' -l name -x -a '(__ck_dynamic recordN
 complete -c ck -n '__ck_at \'device save\'' -l unset -x -a '(__ck_dynamic field)' -d 'Remove a field (repeatable).'
 complete -c ck -n '__ck_arg \'device save\' 0' -x -a '(__ck_dynamic device)' -d 'Device name: letters, digits, \'-\', \'_\', \'.\'.'
 complete -c ck -n '__ck_arg \'device save\' 1' -x -a '(__ck_dynamic recordType)' -d 'Record type.'
-complete -c ck -n '__ck_arg \'device save\' 2+' -x -a '(__ck_dynamic field)' -d 'Field values to set: field[:type]=value.'
+complete -c ck -n '__ck_arg \'device save\' 2+' -x -a '(__ck_dynamic fieldAssignment)' -d 'Field values to set: field[:type]=value.'
 complete -c ck -n '__ck_arg \'device remove\' 0' -x -a '(__ck_dynamic device)' -d 'Device name: letters, digits, \'-\', \'_\', \'.\'.'
 complete -c ck -n '__ck_arg \'device remove\' 1' -x -a '(__ck_dynamic recordName)' -d 'Record name.'
 complete -c ck -n '__ck_at \'device delete\'' -l yes -s y -d 'Do not ask for confirmation.'
@@ -452,7 +452,7 @@ complete -c ck -n '__ck_at \'schema index\'' -l sortable -d 'Range and sort inde
 complete -c ck -n '__ck_at \'schema index\'' -l searchable -d 'Token (full-text) index; STRING fields only.'
 complete -c ck -n '__ck_at \'schema index\'' -l remove -d 'Remove the named indexes instead of adding them.'
 complete -c ck -n '__ck_arg \'schema index\' 0' -x -a '(__ck_dynamic recordType)' -d 'Record type.'
-complete -c ck -n '__ck_arg \'schema index\' 1' -x -a '(__ck_dynamic field)' -d 'Field name, or a system field such as ___recordID.'
+complete -c ck -n '__ck_arg \'schema index\' 1' -x -a '(__ck_dynamic indexField)' -d 'Field name, or a system field such as ___recordID.'
 complete -c ck -n '__ck_at \'schema fmt\'' -l check -d 'Change nothing; exit 1 if the file is not in canonical layout.'
 complete -c ck -n '__ck_arg \'schema fmt\' 0' -r -F -d 'Schema file (\'-\': read stdin, print to stdout).'
 complete -c ck -n '__ck_arg \'cktool\' 0' -a 'save-token' -d 'Accepted and ignored: ck needs no token.'

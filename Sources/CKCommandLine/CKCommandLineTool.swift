@@ -44,8 +44,10 @@ public enum CKCommandLineTool {
             guard let run = parsed.command.run else {
                 if let first = parsed.positionals.first {
                     let kind = parsed.command.parent == nil ? "command '\(first)'" : "subcommand '\(first)' for '\(parsed.command.path)'"
-                    throw UsageError("unknown \(kind); try one of: \(parsed.command.visibleSubcommands.map(\.name).joined(separator: ", "))",
-                                     command: parsed.command.path)
+                    let names = parsed.command.visibleSubcommands.map(\.name)
+                    let next = Names.closest(to: first, among: names).map { "did you mean '\($0)'?" }
+                        ?? "try one of: \(names.joined(separator: ", "))"
+                    throw UsageError("unknown \(kind); " + next, command: parsed.command.path)
                 }
                 inv.out(HelpRenderer.help(parsed.command, globals: GlobalOptions.all))
                 return ExitCode.success
@@ -60,7 +62,8 @@ public enum CKCommandLineTool {
             return CktoolCommand.exitCode(code, command: inv.command)
         } catch {
             if let inv = invocation { printWarnings(inv) }
-            let code = ErrorReport.report(error, invocation: invocation, terminal: terminal, json: wantsJSON)
+            let shown = (error as? CKError).flatMap { e in invocation.map { $0.namingEnvironment(e) } } ?? error
+            let code = ErrorReport.report(shown, invocation: invocation, terminal: terminal, json: wantsJSON)
             return invocation.map { CktoolCommand.exitCode(code, command: $0.command) } ?? code
         }
     }

@@ -3,21 +3,21 @@ import Testing
 @testable import CKCommandLine
 
 /// The completion scripts under completions/ are generated from the command tree and committed; they must equal what ck generates.
-/// Re-record after a deliberate change with `CK_UPDATE_GOLDEN=1 swift test`.
+/// Re-record after a deliberate change with `CK_UPDATE_GOLDEN=1 swift test` (that run fails; see GoldenFiles).
 @Suite struct GoldenCompletionTests {
     static let dir = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("completions")
 
     @Test func completionScriptsMatchCommittedFiles() throws {
-        let update = ProcessInfo.processInfo.environment["CK_UPDATE_GOLDEN"] == "1"
-        if update { try FileManager.default.createDirectory(at: Self.dir, withIntermediateDirectories: true) }
+        var rerecorded = 0
         for shell in CompletionRenderer.Shell.allCases {
             let file = Self.dir.appendingPathComponent(shell.fileName)
             let text = CompletionRenderer.script(shell)
-            if update { try text.write(to: file, atomically: true, encoding: .utf8); continue }
+            if GoldenFiles.updating { rerecorded += try GoldenFiles.record(text, to: file) ? 1 : 0; continue }
             let golden = try? String(contentsOf: file, encoding: .utf8)
             #expect(golden == text, "\(shell.fileName) differs from \(file.path); re-record with CK_UPDATE_GOLDEN=1")
         }
+        GoldenFiles.finish(rerecorded: rerecorded, in: Self.dir)
     }
 
     @Test func completionCommandPrintsScripts() throws {

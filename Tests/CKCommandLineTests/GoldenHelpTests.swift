@@ -3,7 +3,7 @@ import Testing
 @testable import CKCommandLine
 
 /// Help text is read by people: each command's help is kept as a golden file.
-/// Re-record after a deliberate change with `CK_UPDATE_GOLDEN=1 swift test`.
+/// Re-record after a deliberate change with `CK_UPDATE_GOLDEN=1 swift test` (that run fails; see GoldenFiles).
 @Suite struct GoldenHelpTests {
     static let dir = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Golden/help")
 
@@ -17,17 +17,21 @@ import Testing
     }
 
     @Test func helpMatchesGoldenFiles() throws {
-        let update = ProcessInfo.processInfo.environment["CK_UPDATE_GOLDEN"] == "1"
-        if update { try FileManager.default.createDirectory(at: Self.dir, withIntermediateDirectories: true) }
+        var rerecorded = 0
         var expected = Set((try? FileManager.default.contentsOfDirectory(atPath: Self.dir.path)) ?? [])
         for page in Self.pages {
             let file = Self.dir.appendingPathComponent(page.name + ".txt")
             expected.remove(page.name + ".txt")
-            if update { try page.text.write(to: file, atomically: true, encoding: .utf8); continue }
+            if GoldenFiles.updating { rerecorded += try GoldenFiles.record(page.text, to: file) ? 1 : 0; continue }
             let golden = try? String(contentsOf: file, encoding: .utf8)
             #expect(golden == page.text, "help for \(page.name) differs from \(file.path); re-record with CK_UPDATE_GOLDEN=1")
         }
-        if !update { #expect(expected.isEmpty, "golden files for commands that no longer exist: \(expected.sorted())") }
+        if GoldenFiles.updating {
+            for stale in expected { try FileManager.default.removeItem(at: Self.dir.appendingPathComponent(stale)) }
+            GoldenFiles.finish(rerecorded: rerecorded + expected.count, in: Self.dir)
+        } else {
+            #expect(expected.isEmpty, "golden files for commands that no longer exist: \(expected.sorted())")
+        }
     }
 
     @Test func helpLinesFitEightyColumns() {

@@ -16,14 +16,13 @@ import Testing
         #expect(files.contains("containers/iCloud.ck.default/production/schema.json"))
     }
 
-    @Test func everyFileIsReadableByJq() throws {
+    @Test(RequiredTool.needed("jq")) func everyFileIsReadableByJq() throws {
         let s = try Sandbox()
         try s.ck("zone", "create", "Notes")
         try s.ck("-z", "Notes", "record", "save", "Note", "--name", "n1", "title=Hi", "tags:string[]=a,b", "at=2026-01-01")
         try s.ck("--db", "public", "record", "save", "Post", "body=x")
         try s.ck("record", "delete", "-z", "Notes", "n1")
-        let jq = ["/usr/bin/jq", "/usr/local/bin/jq"].first { FileManager.default.isExecutableFile(atPath: $0) }
-        let jqPath = try #require(jq, "jq is needed by this test; .ci/run installs it")
+        let jqPath = try RequiredTool.require("jq")
         var checked = 0
         for f in s.files(under: s.dir + "/store") where f.hasSuffix(".json") || f.hasSuffix(".jsonl") {
             let r = try s.run(["-e", "."], program: jqPath, env: [:], stdinFile: s.dir + "/store/" + f)

@@ -9,7 +9,7 @@ import Testing
 /// doctor` must find no problem, and `ck doctor --repair` must leave no leftover of the operation. Commands
 /// with more points than `KillPoints.budget` are sampled with a fixed seed (set CK_KILL_POINTS=all to run them
 /// all).
-@Suite(.serialized) struct KillPointTests {
+@Suite(.serialized, RequiredTool.needed("strace")) struct KillPointTests {
     /// import --replace of a document with other zones, records, assets and a subscription.
     @Test func importReplace() throws {
         try KillPoints.run("import --replace", prepare: { s in
@@ -109,27 +109,12 @@ enum KillPoints {
     /// At most this many kill points per command (all of them when CK_KILL_POINTS=all).
     static let budget = 50
 
-    static let strace: String? = {
-        for dir in ["/usr/bin", "/bin", "/usr/local/bin", "/usr/sbin"] where FileManager.default.isExecutableFile(atPath: dir + "/strace") {
-            return dir + "/strace"
-        }
-        return nil
-    }()
-
     /// One call that changes a file: its name and which occurrence of that name it is (strace counts per call).
     struct Point: Hashable { var call: String; var occurrence: Int }
 
     static func run(_ name: String, prepare: (Sandbox) throws -> Void, command: (Sandbox) -> [String], stdin: String? = nil,
                     observe: (Sandbox) throws -> [String]) throws {
-        guard let strace else {
-            // Without strace the kill points can't be reached; in CI that is a failure, elsewhere a notice.
-            if ProcessInfo.processInfo.environment["CI"] != nil {
-                Issue.record("KillPointTests needs strace (apt-get install strace); .ci/run installs it")
-            } else {
-                print("KillPointTests: skipped '\(name)': it needs strace (apt-get install strace)")
-            }
-            return
-        }
+        let strace = try RequiredTool.require("strace")
         let s = try Sandbox()
         let store = s.dir + "/store"
         try prepare(s)

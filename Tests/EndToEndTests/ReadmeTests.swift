@@ -2,7 +2,8 @@ import Foundation
 import Testing
 
 /// Runs every command the README shows and compares what it prints with what the README says it prints,
-/// so the README cannot drift from the tool. `CK_UPDATE_GOLDEN=1` writes the real outputs back.
+/// so the README cannot drift from the tool. `CK_UPDATE_GOLDEN=1` writes the real outputs back, and that run fails
+/// saying so: a re-recording run is never a passing one.
 @Suite struct ReadmeTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     static let readmePath = root.appendingPathComponent("README.md").path
@@ -64,7 +65,7 @@ import Testing
         }
         try script.write(toFile: s.dir + "/tour.sh", atomically: true, encoding: .utf8)
         let bin = URL(fileURLWithPath: Sandbox.binary).deletingLastPathComponent().path
-        let r = try s.run([s.dir + "/tour.sh"], stdin: "", cwd: work, program: "/bin/bash",
+        let r = try s.run([s.dir + "/tour.sh"], stdin: "", cwd: work, program: try RequiredTool.require("bash"),
                           env: ["PATH": bin + ":/usr/bin:/bin", "CK_OUTPUT": "table", "NO_COLOR": "1", "TERM": "dumb",
                                 "CK_DATA_DIR": ""])
         #expect(r.stderr.isEmpty, "the tour script itself failed: \(r.stderr)")
@@ -86,7 +87,7 @@ import Testing
         }
     }
 
-    @Test func everyTourCommandPrintsWhatTheReadmeShows() throws {
+    @Test(RequiredTool.needed("bash")) func everyTourCommandPrintsWhatTheReadmeShows() throws {
         let text = try String(contentsOfFile: Self.readmePath, encoding: .utf8)
         var lines = text.components(separatedBy: "\n")
         let steps = Self.steps(lines)
@@ -100,11 +101,15 @@ import Testing
         let outputs = try Self.run(steps, sandbox: s)
         if ProcessInfo.processInfo.environment["CK_UPDATE_GOLDEN"] == "1" {
             // Only outputs that really changed are rewritten: times and UUIDs alone do not churn the README.
+            var rerecorded = 0
             for (step, out) in zip(steps, outputs).reversed()
             where Self.normalized(out) != Self.normalized(step.expected.joined(separator: "\n")) {
                 lines.replaceSubrange(step.outputLines, with: out.isEmpty ? [] : out.components(separatedBy: "\n"))
+                rerecorded += 1
             }
+            guard rerecorded > 0 else { return }
             try lines.joined(separator: "\n").write(toFile: Self.readmePath, atomically: true, encoding: .utf8)
+            Issue.record("re-recorded 1 file (README.md, \(rerecorded) outputs); run again without CK_UPDATE_GOLDEN")
             return
         }
         for (step, out) in zip(steps, outputs) {

@@ -6,17 +6,8 @@ import Testing
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     static let completions = root.appendingPathComponent("completions").path
 
-    static func shell(_ name: String) -> String? {
-        let path = ProcessInfo.processInfo.environment["PATH"] ?? ""
-        let dirs = path.split(separator: ":").map(String.init) + ["/usr/bin", "/bin"]
-        return dirs.map { $0 + "/" + name }.first { FileManager.default.isExecutableFile(atPath: $0) }
-    }
-
-    /// Whether a test that needs `name` runs: always in CI (`CI` set, where .ci/run installs the shell and a missing
-    /// one is a failure), elsewhere only where it is installed — the skip names the shell, it never passes silently.
-    static func runs(needing name: String) -> Bool {
-        ProcessInfo.processInfo.environment["CI"].map { !$0.isEmpty } == true || shell(name) != nil
-    }
+    /// The shells find `ck` on PATH by name, as a user's would: the directory holding the built binary comes first.
+    static let path = URL(fileURLWithPath: Sandbox.binary).deletingLastPathComponent().path + ":/usr/bin:/bin"
 
     /// The candidates the bash completion function offers for a line; the last word is the one being completed.
     static func bashComplete(_ words: [String], sandbox: Sandbox, bash: String) throws -> [String] {
@@ -28,17 +19,14 @@ import Testing
         _ck
         printf '%s\\n' "${COMPREPLY[@]}"
         """
-        let r = try sandbox.run(["-c", script, "bash", completions] + words, program: bash)
+        let r = try sandbox.run(["-c", script, "bash", completions] + words, program: bash, env: ["PATH": path])
         #expect(r.status == 0, "bash completion failed for \(words): \(r.stderr)")
         #expect(r.stderr.isEmpty, "bash printed on stderr for \(words): \(r.stderr)")
         return r.stdout.split(separator: "\n").map(String.init)
     }
 
-    @Test func bashCompletesFromTheTreeAndTheStore() throws {
-        guard let bash = Self.shell("bash") else {
-            Issue.record("bash is not installed: the bash completion script cannot be checked")
-            return
-        }
+    @Test(RequiredTool.needed("bash")) func bashCompletesFromTheTreeAndTheStore() throws {
+        let bash = try RequiredTool.require("bash")
         let s = try Sandbox()
         #expect(try Self.bashComplete(["ck", "rec"], sandbox: s, bash: bash) == ["record"])
         #expect(try Self.bashComplete(["ck", "record", "s"], sandbox: s, bash: bash) == ["save"])
@@ -48,35 +36,38 @@ import Testing
         #expect(try Self.bashComplete(["ck", "help", "ex"], sandbox: s, bash: bash) == ["exit-codes", "export"])
         #expect(try Self.bashComplete(["ck", "help", "pre"], sandbox: s, bash: bash) == ["predicates"])
         #expect(try Self.bashComplete(["ck", "schema", "diff", "--to", "p"], sandbox: s, bash: bash) == ["production"])
-        #expect(try Self.bashComplete([Sandbox.binary, "query", ""], sandbox: s, bash: bash) == [])
+        #expect(try Self.bashComplete(["ck", "query", ""], sandbox: s, bash: bash) == [])
         #expect(try s.ck("record", "save", "Note", "--name", "n1", "title=Hi").status == 0)
         #expect(try s.ck("record", "save", "Task", "--name", "t1", "due=1").status == 0)
-        #expect(try Self.bashComplete([Sandbox.binary, "query", ""], sandbox: s, bash: bash) == ["Note", "Task"])
-        #expect(try Self.bashComplete([Sandbox.binary, "query", "N"], sandbox: s, bash: bash) == ["Note"])
-        #expect(try Self.bashComplete([Sandbox.binary, "query", "Note", "--sort", ""], sandbox: s, bash: bash) == ["title"])
-        #expect(try Self.bashComplete([Sandbox.binary, "record", "delete", "n1", ""], sandbox: s, bash: bash) == ["n1", "t1"])
+        #expect(try Self.bashComplete(["ck", "query", ""], sandbox: s, bash: bash) == ["Note", "Task"])
+        #expect(try Self.bashComplete(["ck", "query", "N"], sandbox: s, bash: bash) == ["Note"])
+        #expect(try Self.bashComplete(["ck", "query", "Note", "--sort", ""], sandbox: s, bash: bash) == ["title"])
+        #expect(try Self.bashComplete(["ck", "record", "delete", "n1", ""], sandbox: s, bash: bash) == ["n1", "t1"])
+        // A field to set is offered as `title=`, ready for its value; an index can go on a system field too.
+        #expect(try Self.bashComplete(["ck", "record", "save", "Note", ""], sandbox: s, bash: bash) == ["title="])
+        #expect(try Self.bashComplete(["ck", "record", "save", "Note", "title=Hi", "t"], sandbox: s, bash: bash) == ["title="])
+        #expect(try Self.bashComplete(["ck", "schema", "index", "Note", ""], sandbox: s, bash: bash)
+                == ["title", "___createTime", "___createdBy", "___etag", "___modTime", "___modifiedBy", "___recordID"])
         // --data-dir on the line is passed along: another (missing) store offers nothing.
-        #expect(try Self.bashComplete([Sandbox.binary, "--data-dir", s.dir + "/none", "query", ""], sandbox: s, bash: bash) == [])
+        #expect(try Self.bashComplete(["ck", "--data-dir", s.dir + "/none", "query", ""], sandbox: s, bash: bash) == [])
         #expect(!FileManager.default.fileExists(atPath: s.dir + "/none"))
         // -e production has no record types yet.
-        #expect(try Self.bashComplete([Sandbox.binary, "-e", "production", "query", ""], sandbox: s, bash: bash) == [])
+        #expect(try Self.bashComplete(["ck", "-e", "production", "query", ""], sandbox: s, bash: bash) == [])
         // Subscription IDs and device names come from the store too.
         #expect(try s.ck("subscription", "create", "database", "--id", "all-changes").status == 0)
-        #expect(try Self.bashComplete([Sandbox.binary, "subscription", "show", ""], sandbox: s, bash: bash) == ["all-changes"])
+        #expect(try Self.bashComplete(["ck", "subscription", "show", ""], sandbox: s, bash: bash) == ["all-changes"])
         #expect(try s.ck("zone", "create", "Notes").status == 0)
         #expect(try s.ck("sync", "iphone").status == 0)
         #expect(try s.ck("sync", "ipad").status == 0)
-        #expect(try Self.bashComplete([Sandbox.binary, "sync", "ip"], sandbox: s, bash: bash) == ["ipad", "iphone"])
-        #expect(try Self.bashComplete([Sandbox.binary, "device", "records", "iph"], sandbox: s, bash: bash) == ["iphone"])
-        #expect(try Self.bashComplete([Sandbox.binary, "sync", "iphone", "--conflicts", ""], sandbox: s, bash: bash) == ["local", "server"])
+        #expect(try Self.bashComplete(["ck", "sync", "ip"], sandbox: s, bash: bash) == ["ipad", "iphone"])
+        #expect(try Self.bashComplete(["ck", "device", "records", "iph"], sandbox: s, bash: bash) == ["iphone"])
+        #expect(try Self.bashComplete(["ck", "sync", "iphone", "--conflicts", ""], sandbox: s, bash: bash) == ["local", "server"])
         try FileManager.default.createDirectory(atPath: s.dir + "/pages", withIntermediateDirectories: true)
         #expect(try Self.bashComplete(["ck", "man", "--dir", "pa"], sandbox: s, bash: bash) == ["pages"])
     }
 
-    @Test(.enabled(if: runs(needing: "zsh"), "needs zsh, which is not installed (apt-get install zsh; required in CI)"))
-    func zshScriptLoads() throws {
-        // .ci/run installs zsh: a missing shell is a failure, not a silent pass.
-        let zsh = try #require(Self.shell("zsh"), "zsh is needed by this test (apt-get install zsh; .ci/run installs it)")
+    @Test(RequiredTool.needed("zsh")) func zshScriptLoads() throws {
+        let zsh = try RequiredTool.require("zsh")
         let s = try Sandbox()
         let r = try s.run(["-f", "-c", "autoload -U compinit; compinit -u; source \"$1/_ck\" && print loaded", "zsh", Self.completions], program: zsh)
         #expect(r.status == 0 && r.stdout == "loaded\n" && r.stderr.isEmpty, "zsh: \(r.stdout)\(r.stderr)")
@@ -93,6 +84,7 @@ import Testing
             while [[ $1 == -* ]]; do
                 case $1 in
                     -a) shift; _ck_emit "${(@P)1}"; return 0 ;;
+                    -S) shift 2 ;;
                     --) shift; break ;;
                     *) shift ;;
                 esac
@@ -107,15 +99,14 @@ import Testing
         CURRENT=${#words}
         _ck
         """
-        let r = try sandbox.run(["-f", "-c", script, "zsh", completions] + words, program: zsh)
+        let r = try sandbox.run(["-f", "-c", script, "zsh", completions] + words, program: zsh, env: ["PATH": path])
         #expect(r.status == 0, "zsh completion failed for \(words): \(r.stderr)")
         #expect(r.stderr.isEmpty, "zsh printed on stderr for \(words): \(r.stderr)")
         return r.stdout.split(separator: "\n").map(String.init)
     }
 
-    @Test(.enabled(if: runs(needing: "zsh"), "needs zsh, which is not installed (apt-get install zsh; required in CI)"))
-    func zshCompletesFromTheTreeAndTheStore() throws {
-        let zsh = try #require(Self.shell("zsh"), "zsh is needed by this test (apt-get install zsh; .ci/run installs it)")
+    @Test(RequiredTool.needed("zsh")) func zshCompletesFromTheTreeAndTheStore() throws {
+        let zsh = try RequiredTool.require("zsh")
         let s = try Sandbox()
         #expect(try Self.zshComplete(["ck", "rec"], sandbox: s, zsh: zsh) == ["record"])
         #expect(try Self.zshComplete(["ck", "record", "s"], sandbox: s, zsh: zsh) == ["save"])
@@ -124,29 +115,34 @@ import Testing
         #expect(try Self.zshComplete(["ck", "record", "save", "--batch", ""], sandbox: s, zsh: zsh) == ["<files>"])
         #expect(try s.ck("record", "save", "Note", "--name", "n1", "title=Hi").status == 0)
         #expect(try s.ck("record", "save", "Task", "--name", "t1", "due=1").status == 0)
-        #expect(try Self.zshComplete([Sandbox.binary, "query", ""], sandbox: s, zsh: zsh) == ["Note", "Task"])
-        #expect(try Self.zshComplete([Sandbox.binary, "query", "Note", "--sort", ""], sandbox: s, zsh: zsh) == ["title"])
+        #expect(try Self.zshComplete(["ck", "query", ""], sandbox: s, zsh: zsh) == ["Note", "Task"])
+        #expect(try Self.zshComplete(["ck", "query", "Note", "--sort", ""], sandbox: s, zsh: zsh) == ["title"])
+        #expect(try Self.zshComplete(["ck", "record", "save", "Note", ""], sandbox: s, zsh: zsh) == ["title="])
+        #expect(try Self.zshComplete(["ck", "schema", "index", "Note", "___r"], sandbox: s, zsh: zsh) == ["___recordID"])
         #expect(try s.ck("zone", "create", "Notes").status == 0)
         #expect(try s.ck("sync", "iphone").status == 0)
-        #expect(try Self.zshComplete([Sandbox.binary, "sync", "ip"], sandbox: s, zsh: zsh) == ["iphone"])
+        #expect(try Self.zshComplete(["ck", "sync", "ip"], sandbox: s, zsh: zsh) == ["iphone"])
     }
 
-    @Test(.enabled(if: runs(needing: "fish"), "needs fish, which is not installed (apt-get install fish; required in CI)"))
-    func fishScriptLoadsAndCompletes() throws {
-        let fish = try #require(Self.shell("fish"), "fish is needed by this test (apt-get install fish; .ci/run installs it)")
+    /// The candidates fish offers for a line (`complete -C`), without their descriptions.
+    static func fishComplete(_ line: String, sandbox: Sandbox, fish: String) throws -> [String] {
+        let r = try sandbox.run(["-c", "source $argv[1]/ck.fish; and complete -C $argv[2]", completions, line], program: fish,
+                                env: ["PATH": path])
+        #expect(r.status == 0 && r.stderr.isEmpty, "fish completion failed for '\(line)': \(r.stdout)\(r.stderr)")
+        return r.stdout.split(separator: "\n").map { $0.split(separator: "\t").first.map(String.init) ?? "" }
+    }
+
+    @Test(RequiredTool.needed("fish")) func fishScriptLoadsAndCompletes() throws {
+        let fish = try RequiredTool.require("fish")
         let s = try Sandbox()
-        let r = try s.run(["-c", "source $argv[1]/ck.fish; and complete -C 'ck record s'", Self.completions], program: fish)
-        #expect(r.status == 0 && r.stderr.isEmpty, "fish: \(r.stdout)\(r.stderr)")
-        #expect(r.stdout.hasPrefix("save\t"), "fish offered: \(r.stdout)")
-        // Store names: the script asks the ck named on the line.
+        #expect(try Self.fishComplete("ck record s", sandbox: s, fish: fish) == ["save"])
+        #expect(try Self.fishComplete("ck completion ", sandbox: s, fish: fish).sorted() == ["bash", "fish", "zsh"])
+        // Store names: the script asks the ck found on PATH.
         #expect(try s.ck("record", "save", "Note", "--name", "n1", "title=Hi").status == 0)
         #expect(try s.ck("record", "save", "Task", "--name", "t1", "due=1").status == 0)
-        let types = try s.run(["-c", "source $argv[1]/ck.fish; and complete -C \"$argv[2] query \"", Self.completions, Sandbox.binary],
-                              program: fish)
-        #expect(types.stdout.split(separator: "\n").map { $0.split(separator: "\t").first.map(String.init) ?? "" } == ["Note", "Task"],
-                "fish offered: \(types.stdout)\(types.stderr)")
-        let shells = try s.run(["-c", "source $argv[1]/ck.fish; and complete -C 'ck completion '", Self.completions], program: fish)
-        #expect(shells.stdout.split(separator: "\n").map { $0.split(separator: "\t").first.map(String.init) ?? "" }.sorted() == ["bash", "fish", "zsh"],
-                "fish offered: \(shells.stdout)")
+        #expect(try Self.fishComplete("ck query ", sandbox: s, fish: fish) == ["Note", "Task"])
+        // fish adds no space after a candidate ending in '='.
+        #expect(try Self.fishComplete("ck record save Note ", sandbox: s, fish: fish) == ["title="])
+        #expect(try Self.fishComplete("ck schema index Note ___m", sandbox: s, fish: fish).sorted() == ["___modTime", "___modifiedBy"])
     }
 }

@@ -14,7 +14,7 @@ enum AssetCommand {
         arguments: [ArgumentSpec("record", help: "Record name.", completion: .recordName),
                     ArgumentSpec("field", help: "Asset field.", completion: .field)],
         options: [OptionSpec("file", value: "path", help: "Write the bytes to <path> (replaced atomically).", completion: .file),
-                  OptionSpec("index", value: "n", help: "Which asset of a LIST<ASSET> field (from 0).")],
+                  OptionSpec("index", value: "n", help: "Which asset of a LIST<ASSET> field (from 0).", rule: .integer(min: 0))],
         examples: [("ck asset get note-1 photo --file photo.jpg", "Copy the photo out."),
                    ("ck asset get note-1 scans --index 1 > page2.pdf", "The second asset of a list, to stdout."),
                    ("ck asset get note-1 photo -o json", "The asset dictionary with its downloadURL.")],
@@ -22,11 +22,7 @@ enum AssetCommand {
 
     static func run(_ inv: Invocation) throws -> Int32 {
         guard inv.positionals.count == 2 else { throw UsageError("expected a record name and an asset field", command: inv.command.path) }
-        var index: Int? = nil
-        if let v = inv.parsed.value("index") {
-            guard let n = Int(v), n >= 0 else { throw UsageError("--index takes a whole number from 0, not '\(v)'", command: inv.command.path) }
-            index = n
-        }
+        let index = inv.parsed.value("index").flatMap { Int($0) }
         let db = try inv.database()
         let (record, field) = (inv.positionals[0], inv.positionals[1])
         let (asset, bytes) = try db.asset(recordName: record, field: field, index: index, zone: inv.zone)

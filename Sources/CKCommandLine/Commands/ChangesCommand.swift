@@ -4,7 +4,8 @@ import CKCore
 enum ChangesCommand {
     static let sinceOption = OptionSpec("since", value: "token",
                                         help: "Changes after this syncToken (from the previous call); omit to start from the beginning.")
-    static let limitOption = OptionSpec("limit", value: "n", help: "At most n items (resultsLimit); moreComing says when to ask again.")
+    static let limitOption = OptionSpec("limit", value: "n", help: "At most n items (resultsLimit); moreComing says when to ask again.",
+                                        rule: .integer(min: 1))
 
     static let spec = CommandSpec(
         "changes", summary: "Fetch what changed in a zone or a database since a change token.",
@@ -22,16 +23,13 @@ enum ChangesCommand {
                         run: database),
         ])
 
-    static func limit(_ inv: Invocation) throws -> Int? {
-        guard let v = inv.parsed.value("limit") else { return nil }
-        guard let n = Int(v), n >= 1 else { throw UsageError("--limit takes a whole number of at least 1, not '\(v)'", command: inv.command.path) }
-        return n
-    }
+    /// --limit, checked by the parser.
+    static func limit(_ inv: Invocation) -> Int? { inv.parsed.value("limit").flatMap { Int($0) } }
 
     static func zone(_ inv: Invocation) throws -> Int32 {
         guard inv.positionals.count <= 1 else { throw UsageError("expected at most one zone name", command: inv.command.path) }
         let name = inv.positionals.first ?? inv.zone
-        let c = try inv.database().zoneChanges(zone: name, since: inv.parsed.value("since"), limit: try limit(inv),
+        let c = try inv.database().zoneChanges(zone: name, since: inv.parsed.value("since"), limit: limit(inv),
                                                desiredKeys: RecordCommand.keys(inv))
         let items: [JSON] = try c.changes.map { ch in
             if let r = ch.record { return try RecordCommand.recordJSON(r, inv) }
@@ -70,7 +68,7 @@ enum ChangesCommand {
 
     static func database(_ inv: Invocation) throws -> Int32 {
         guard inv.positionals.isEmpty else { throw UsageError("database takes no arguments", command: inv.command.path) }
-        let c = try inv.database().databaseChanges(since: inv.parsed.value("since"), limit: try limit(inv))
+        let c = try inv.database().databaseChanges(since: inv.parsed.value("since"), limit: limit(inv))
         func zoneJSON(_ z: ZoneChange) -> JSON {
             var o: [String: JSON] = ["zoneID": z.zoneID.json]
             if z.deleted { o["deleted"] = .bool(true) }

@@ -8,14 +8,14 @@ enum CompletionCommand {
         discussion: "The script completes commands, options and their values from the same command tree as --help. Containers, zones, record types, fields, record names, users, subscription IDs, devices, key-value keys and fault rule IDs come from the store: the script asks ck for them, honouring --data-dir, --container, --env, --db, --zone and --as on the line and the CK_ environment variables.",
         arguments: [ArgumentSpec("shell", help: "bash, zsh or fish.", choices: CompletionRenderer.Shell.allCases.map(\.rawValue))],
         examples: [("source <(ck completion bash)", "Complete ck in the current bash."),
-                   ("ck completion zsh > \"${fpath[1]}/_ck\"", "Install the zsh completion."),
-                   ("ck completion fish > ~/.config/fish/completions/ck.fish", "Install the fish completion.")],
+                   ("ck completion zsh > ~/.zfunc/_ck", "Install the zsh completion (after mkdir -p ~/.zfunc; ~/.zshrc needs fpath=(~/.zfunc $fpath) before compinit)."),
+                   ("ck completion fish > ~/.config/fish/completions/ck.fish", "Install the fish completion (after mkdir -p ~/.config/fish/completions).")],
         run: run)
 
     static let completeSpec = CommandSpec(
         "__complete", summary: "Print completion candidates from the store, one a line (used by completion scripts).",
-        arguments: [ArgumentSpec("kind", help: "container, zone, recordType, field, recordName, user, role, subscription, device, kvKey or fault."),
-                    ArgumentSpec("record-type", help: "For field and recordName: only this record type.", optional: true)],
+        arguments: [ArgumentSpec("kind", help: "One of: " + CompletionRenderer.dynamicKinds.map(\.rawValue).joined(separator: ", ") + "."),
+                    ArgumentSpec("record-type", help: "For fields and recordName: only this record type.", optional: true)],
         hidden: true, run: complete)
 
     /// Record names offered at most.
@@ -47,14 +47,19 @@ enum CompletionCommand {
             candidates = try inv.database().zones().map(\.zoneID.zoneName)
         case .recordType:
             candidates = try inv.container().schema(inv.environment()).recordTypes.keys.sorted()
-        case .field:
+        case .field, .fieldAssignment, .indexField:
             let schema = try inv.container().schema(inv.environment())
             let types = type.map { [$0] } ?? Array(schema.recordTypes.keys)
             var fields = Set<String>()
             for t in types {
                 for f in schema.recordTypes[t]?.fields.keys ?? [:].keys where RecordTypeSchema.systemFields[f] == nil { fields.insert(f) }
             }
-            candidates = fields.sorted()
+            switch kind {
+            case .fieldAssignment: candidates = fields.sorted().map { $0 + "=" }
+            // The system fields take indexes too (errors ask for one on ___modTime, ___recordID, …).
+            case .indexField: candidates = fields.sorted() + RecordTypeSchema.systemFields.keys.sorted()
+            default: candidates = fields.sorted()
+            }
         case .recordName:
             candidates = try inv.database().records(zone: inv.zone)
                 .filter { type == nil || $0.recordType == type }

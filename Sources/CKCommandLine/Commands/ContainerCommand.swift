@@ -7,7 +7,7 @@ enum ContainerCommand {
         discussion: "A container (iCloud.<reverse-DNS>) holds a development and a production environment, each with public, private and shared databases. A fresh store has the container \(CKStore.defaultContainerID).",
         examples: [("ck container create iCloud.com.example.Notes --use", "Create a container and make it current.")],
         subcommands: [
-            CommandSpec("create", summary: "Create a container.",
+            CommandSpec("create", summary: "Create a container (an existing one is left as it is).",
                         arguments: [ArgumentSpec("id", help: "Container identifier; must start with 'iCloud.'.")],
                         options: [OptionSpec("use", help: "Make it the current container.")],
                         examples: [("ck container create iCloud.com.example.Notes --use", "Create and select a container.")],
@@ -27,9 +27,10 @@ enum ContainerCommand {
     static func create(_ inv: Invocation) throws -> Int32 {
         let id = try inv.single("container identifier")
         let store = try inv.store()
-        try store.createContainer(id, use: inv.parsed.flag("use"))
-        try inv.report(.object(["identifier": .string(id), "current": .bool(inv.parsed.flag("use"))]), plain: id,
-                       table: "Created container \(id)" + (inv.parsed.flag("use") ? " (now current)" : ""))
+        let created = try store.createContainer(id, use: inv.parsed.flag("use"))
+        if !created { inv.note("container '\(id)' already exists; it is left as it is") }
+        try inv.report(.object(["identifier": .string(id), "current": .bool(inv.parsed.flag("use")), "created": .bool(created)]), plain: id,
+                       table: (created ? "Created container " : "Container ") + id + (inv.parsed.flag("use") ? " (now current)" : ""))
         return ExitCode.success
     }
 

@@ -11,7 +11,7 @@ enum DeviceRecordsCommand {
         discussion: "Fields are field[:type]=value as for 'ck record save'. Without a type, a field takes the type it has on the device's records of that type, else the type the value looks like. Devices keep no asset bytes, so asset fields are refused. The zone (-z) must be a custom zone.",
         arguments: [DeviceCommand.deviceArgument,
                     ArgumentSpec("record-type", help: "Record type.", completion: .recordType),
-                    ArgumentSpec("field=value", help: "Field values to set: field[:type]=value.", optional: true, repeatable: true, completion: .field)],
+                    ArgumentSpec("field=value", help: "Field values to set: field[:type]=value.", optional: true, repeatable: true, completion: .fieldAssignment)],
         options: [OptionSpec("name", value: "name", help: "Record name (default: a new UUID).", completion: .recordName),
                   OptionSpec("unset", value: "field", help: "Remove a field (repeatable).", repeatable: true, completion: .field)],
         examples: [("ck device save tablet Note --name n1 -z Notes title=Edited", "Edit n1 on tablet, offline.")],

@@ -20,11 +20,12 @@ enum FaultCommand {
                             OptionSpec("op", value: "op", help: "Operations to match (default: any).", choices: opNames),
                             OptionSpec("type", value: "type", help: "Only records of this type in save and delete requests.", completion: .recordType),
                             OptionSpec("record", value: "name", help: "Only this record in save and delete requests.", completion: .recordName),
-                            OptionSpec("retry-after", value: "seconds", help: "retryAfter of a retryable error (default: 2)."),
-                            OptionSpec("times", value: "n", help: "Fire n times, then the rule is gone (default: every time)."),
-                            OptionSpec("probability", value: "p", help: "Fire with probability p (0 to 1) at each matching operation."),
+                            OptionSpec("retry-after", value: "seconds", help: "retryAfter of a retryable error (default: 2).", rule: .number(min: 0)),
+                            OptionSpec("times", value: "n", help: "Fire n times, then the rule is gone (default: every time).", rule: .integer(min: 1)),
+                            OptionSpec("probability", value: "p", help: "Fire with probability p (0 to 1) at each matching operation.",
+                                       rule: .number(min: 0, max: 1)),
                             OptionSpec("seed", value: "n", help: "Seed of the --probability draws (default: chosen once and kept)."),
-                            OptionSpec("after", value: "n", help: "Let n matching operations through first."),
+                            OptionSpec("after", value: "n", help: "Let n matching operations through first.", rule: .integer(min: 0)),
                             OptionSpec("after-commit", help: "networkFailure only: apply the operation, then lose the response."),
                             OptionSpec("id", value: "id", help: "Rule ID (default: f1, f2, …)."),
                         ],
@@ -35,9 +36,10 @@ enum FaultCommand {
                         run: clear),
         ])
 
+    /// An option's value as a number; the parser has checked the ones with a rule (--seed may exceed Int).
     static func number<T: LosslessStringConvertible>(_ inv: Invocation, _ option: String, _ what: String) throws -> T? {
         guard let text = inv.parsed.value(option) else { return nil }
-        guard let v = T(text) else { throw UsageError("--\(option) takes \(what), not '\(text)'", command: inv.command.path) }
+        guard let v = T(text) else { throw UsageError("invalid value '\(text)' for --\(option): expected \(what)", command: inv.command.path) }
         return v
     }
 
@@ -46,9 +48,8 @@ enum FaultCommand {
         guard let name = inv.parsed.value("error") else {
             throw UsageError("--error is required; one of " + errorNames.joined(separator: ", "), command: inv.command.path)
         }
-        guard let code = CKError.Code(name: name) else {
-            throw UsageError("unknown error '\(name)'; one of " + errorNames.joined(separator: ", "), command: inv.command.path)
-        }
+        // --error's choices are checked by the parser.
+        guard let code = CKError.Code(name: name) else { throw UsageError("unknown error '\(name)'", command: inv.command.path) }
         var rule = FaultRule(id: inv.parsed.value("id") ?? "", error: code)
         rule.op = inv.parsed.value("op").flatMap(FaultRule.Op.init(rawValue:)) ?? .any
         rule.recordType = inv.parsed.value("type")

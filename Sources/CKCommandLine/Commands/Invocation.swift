@@ -30,8 +30,24 @@ final class Invocation {
     func setting(_ long: String, env: String) -> String? {
         if let v = overrides[long] { return v }
         if let v = parsed.value(long) { return v }
-        if let v = terminal.environment[env], !v.isEmpty { return v }
+        if let v = terminal.environment[env], !v.isEmpty {
+            if !fromEnvironment.contains(where: { $0.variable == env }) { fromEnvironment.append((env, v)) }
+            return v
+        }
         return nil
+    }
+
+    /// Settings this command took from environment variables (not from its command line), in the order read.
+    private(set) var fromEnvironment: [(variable: String, value: String)] = []
+
+    /// An error about a value that came from an environment variable says so, since the command line doesn't show it:
+    /// "Zone 'Notez' does not exist (from CK_ZONE)".
+    func namingEnvironment(_ error: CKError) -> CKError {
+        var e = error
+        for (variable, value) in fromEnvironment where e.reason.contains("'\(value)'") || e.reason.hasSuffix(" \(value)") {
+            if !e.reason.contains(variable) { e.reason += " (from \(variable))" }
+        }
+        return e
     }
 
     var quiet: Bool { parsed.flag("quiet") }
@@ -73,8 +89,9 @@ final class Invocation {
     }
 
     var storeLocation: StoreLocation {
-        StoreLocation.resolve(dataDir: parsed.value("data-dir"), environment: terminal.environment,
-                              workingDirectory: terminal.workingDirectory)
+        if parsed.value("data-dir") == nil { _ = setting("data-dir", env: "CK_DATA_DIR") }
+        return StoreLocation.resolve(dataDir: parsed.value("data-dir"), environment: terminal.environment,
+                                     workingDirectory: terminal.workingDirectory)
     }
 
     func store() throws -> CKStore {

@@ -13,7 +13,7 @@ enum KVSyncCommand {
         "events", summary: "List the change notifications a device received (didChangeExternallyNotification).",
         discussion: "Each event has an id, a time, the reason (serverChange, initialSyncChange, quotaViolationChange, accountChange) and the changed keys. -o json and -o jsonl give the notification's userInfo with Apple's key names: NSUbiquitousKeyValueStoreChangeReasonKey (0 serverChange, 1 initialSyncChange, 2 quotaViolationChange, 3 accountChange) and NSUbiquitousKeyValueStoreChangedKeysKey.",
         arguments: [SyncCommand.deviceArgument],
-        options: [OptionSpec("since", value: "id", help: "Only events after this id.")],
+        options: [OptionSpec("since", value: "id", help: "Only events after this id.", rule: .integer(min: 0))],
         examples: [("ck kv events tablet --since 3", "Events tablet received after event 3.")],
         run: runEvents)
 
@@ -80,11 +80,7 @@ enum KVSyncCommand {
 
     static func runEvents(_ inv: Invocation) throws -> Int32 {
         let name = try inv.single("device name")
-        var since: Int64? = nil
-        if let s = inv.parsed.value("since") {
-            guard let n = Int64(s), n >= 0 else { throw UsageError("--since takes an event id (a whole number), not '\(s)'", command: inv.command.path) }
-            since = n
-        }
+        let since = inv.parsed.value("since").flatMap { Int64($0) }
         let device = try Device.open(name, database: try inv.database(), create: false)
         let list = try device.keyValueEvents(since: since)
         switch try inv.outputFormat() {

@@ -8,8 +8,8 @@ enum ManCommand {
         discussion: "Pages are generated from the same command tree as --help: ck.1, and ck-<command>.1 for each command. With --dir every page is written into that directory (made if missing); otherwise one page is printed on stdout, ck.1 unless a command is named.",
         arguments: [ArgumentSpec("command", help: "Print the page of this command, e.g. record for ck-record.1.", optional: true)],
         options: [OptionSpec("dir", value: "dir", help: "Write every page into <dir>.", completion: .directory)],
-        examples: [("ck man | man -l -", "Read the ck(1) page."),
-                   ("ck man --dir /usr/local/share/man/man1", "Install every page.")],
+        examples: [("ck man record > ck-record.1", "Write the ck-record(1) page; read it with: man -l ck-record.1"),
+                   ("ck man --dir ~/.local/share/man/man1", "Install every page where man finds it for ~/.local/bin.")],
         run: run)
 
     static func run(_ inv: Invocation) throws -> Int32 {

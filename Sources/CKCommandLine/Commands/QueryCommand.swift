@@ -16,7 +16,7 @@ enum QueryCommand {
         options: [
             OptionSpec("arg", value: "value", help: "Value for the next %@, %K, %d or %f, typed like field values (2026-01-01T00:00:00Z, ref:note-1, location:37.33,-122.03, string[]:a,b) (repeatable).", repeatable: true),
             OptionSpec("sort", value: "[-]field", help: "Sort by a field, descending with '-'; field@lat,lon sorts by distance (repeatable).", repeatable: true, completion: .field),
-            OptionSpec("limit", value: "n", help: "Records per page, at most 200."),
+            OptionSpec("limit", value: "n", help: "Records per page, at most 200.", rule: .integer(min: 1)),
             OptionSpec("cursor", value: "cursor", help: "Continue after the page that printed this cursor."),
             OptionSpec("all", help: "Follow cursors to the last page."),
             RecordCommand.keysOption,
@@ -26,7 +26,7 @@ enum QueryCommand {
             OptionSpec("explain", help: "Print the parsed predicate, bound values, filters and needed indexes; run nothing."),
         ],
         examples: [
-            ("ck query Note \"title BEGINSWITH 'Shop' AND done == NO\" --sort -modificationDate", "Notes starting with 'Shop', not done, newest first."),
+            ("ck query Note \"title BEGINSWITH 'Shop' AND done == NO\" --sort -modificationDate", "Notes starting with 'Shop', not done, newest first (sorting on modificationDate needs: ck schema index Note ___modTime --sortable)."),
             ("ck query Note 'due < %@' --arg 2026-12-01T00:00:00Z", "A date bound from an argument."),
             ("ck query Note \"self CONTAINS 'milk'\"", "Token search over searchable text fields."),
             ("ck query Place 'distanceToLocation:fromLocation:(location, %@) < 5000' --arg location:37.33,-122.03", "Within 5 km."),

@@ -12,7 +12,7 @@ enum RecordSaveCommand {
         --batch reads JSON Lines: each line a record dictionary ({"recordName", "recordType", "recordChangeTag", "fields", "parent"}) or a Web Services operation ({"operationType": "forceUpdate", "record": {…}}). CloudKit takes at most 200 operations and 2 MB of record data per request: larger inputs are sent as several requests (with --atomic they are refused with limitExceeded).
         """,
         arguments: [ArgumentSpec("record-type", help: "Record type (created just in time in development).", optional: true, completion: .recordType),
-                    ArgumentSpec("field[:type]=value", help: "Field values to set.", optional: true, repeatable: true, completion: .field)],
+                    ArgumentSpec("field[:type]=value", help: "Field values to set.", optional: true, repeatable: true, completion: .fieldAssignment)],
         options: [
             OptionSpec("name", value: "name", help: "Record name (default: a new UUID).", completion: .recordName),
             OptionSpec("parent", value: "name", help: "Parent record (CKRecord.parent) in the same zone, existing or saved in the same request.", completion: .recordName),
@@ -30,7 +30,7 @@ enum RecordSaveCommand {
         ],
         examples: [
             ("ck record save Note --name note-1 title=\"Hello CloudKit\" tags:string[]=work,todo", "Create note-1 with a title and a tag list."),
-            ("ck record save Note --name note-1 --if-tag 2 title=\"Edited\"", "Update it only if its change tag is still 2."),
+            ("ck record save Note --name note-1 --if-tag 1 title=\"Edited\"", "Update it only if its change tag is still 1 (as saved above)."),
             ("ck record save Note --name note-1 --policy changed-keys done=1", "Overwrite one field whatever the server has."),
             ("ck record save Note --fields-json '{\"title\":{\"value\":\"x\",\"type\":\"stringType\"}}'", "Fields in cktool's JSON shape."),
             ("ck record save --batch notes.jsonl", "Save many records from JSON Lines."),

@@ -43,7 +43,7 @@ enum SchemaCommand {
             CommandSpec("index", summary: "Add or remove indexes of a field in development.",
                         discussion: "System fields are indexed by name: ___recordID (recordName), ___createTime (creationDate), ___modTime (modificationDate), ___createdBy, ___modifiedBy. With --remove and no index named, all of the field's indexes go.",
                         arguments: [ArgumentSpec("record-type", help: "Record type.", completion: .recordType),
-                                    ArgumentSpec("field", help: "Field name, or a system field such as ___recordID.", completion: .field)],
+                                    ArgumentSpec("field", help: "Field name, or a system field such as ___recordID.", completion: .indexField)],
                         options: [OptionSpec("queryable", help: "Equality index."),
                                   OptionSpec("sortable", help: "Range and sort index."),
                                   OptionSpec("searchable", help: "Token (full-text) index; STRING fields only."),

@@ -28,7 +28,8 @@ enum SubscriptionCommand {
                                         ArgumentSpec("predicate", help: "NSPredicate format string (default TRUEPREDICATE).", optional: true)],
                             options: [idOption,
                                       OptionSpec("arg", value: "value", help: "Value for the next %@, %K, %d or %f (repeatable), as in 'ck query'.", repeatable: true),
-                                      OptionSpec("fires-on", value: "events", help: "Comma-separated: create, update, delete (default: all three)."),
+                                      OptionSpec("fires-on", value: "events", help: "Comma-separated: create, update, delete (default: all three).",
+                                                 rule: .list(Subscription.Event.allCases.map(\.rawValue))),
                                       OptionSpec("fires-once", help: "Delete the subscription after it fires once."),
                                       OptionSpec("zone-wide", help: "Watch every zone (the default unless -z is given)."),
                                       OptionSpec("desired-keys", value: "fields", help: "Comma-separated fields to carry in notifications.", completion: .field)]
@@ -53,24 +54,13 @@ enum SubscriptionCommand {
                          shouldSendContentAvailable: inv.parsed.flag("content-available"), desiredKeys: keys)
     }
 
-    static func list(_ value: String?) -> [String] {
-        (value ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
-    }
-
     static func createQuery(_ inv: Invocation) throws -> Int32 {
         guard let type = inv.positionals.first, inv.positionals.count <= 2 else {
             throw UsageError("expected <record-type> [<predicate>] (quote the predicate)", command: inv.command.path)
         }
-        var events: Set<Subscription.Event> = Set(Subscription.Event.allCases)
-        if let v = inv.parsed.value("fires-on") {
-            events = []
-            for part in list(v) {
-                guard let e = Subscription.Event(rawValue: part) else {
-                    throw UsageError("--fires-on: unknown event '\(part)': expected create, update or delete", command: inv.command.path)
-                }
-                events.insert(e)
-            }
-        }
+        // The parser has checked each event name.
+        let events = inv.parsed.value("fires-on").map { Set(ValueRule.items($0).compactMap(Subscription.Event.init(rawValue:))) }
+            ?? Set(Subscription.Event.allCases)
         // -z (or CK_ZONE) names one zone; without it CloudKit's query subscriptions watch every zone.
         let zone = inv.setting("zone", env: "CK_ZONE")
         if inv.parsed.flag("zone-wide") && inv.parsed.value("zone") != nil {
@@ -81,7 +71,7 @@ enum SubscriptionCommand {
                                            firesOnce: inv.parsed.flag("fires-once"),
                                            zoneName: inv.parsed.flag("zone-wide") ? nil : zone)
         return try save(Subscription(subscriptionID: inv.parsed.value("id") ?? "", kind: kind,
-                                     notificationInfo: info(inv, keys: list(inv.parsed.value("desired-keys")))), inv)
+                                     notificationInfo: info(inv, keys: ValueRule.items(inv.parsed.value("desired-keys") ?? ""))), inv)
     }
 
     static func createZone(_ inv: Invocation) throws -> Int32 {
@@ -97,9 +87,10 @@ enum SubscriptionCommand {
     }
 
     static func save(_ sub: Subscription, _ inv: Invocation) throws -> Int32 {
-        let saved = try inv.database().saveSubscription(sub)
+        let (saved, replaced) = try inv.database().saveSubscriptionReplacing(sub)
+        if replaced { inv.note("subscription '\(saved.subscriptionID)' already existed; replaced, as CloudKit's save replaces it") }
         try inv.report(saved.json, plain: saved.subscriptionID,
-                       table: "Created \(saved.kind.name) subscription \(saved.subscriptionID): \(watches(saved))")
+                       table: "\(replaced ? "Replaced" : "Created") \(saved.kind.name) subscription \(saved.subscriptionID): \(watches(saved))")
         return ExitCode.success
     }
 

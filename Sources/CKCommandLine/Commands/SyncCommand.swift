@@ -10,7 +10,8 @@ enum SyncCommand {
         arguments: [deviceArgument],
         options: [OptionSpec("conflicts", value: "side", help: "Who wins a key both sides changed: local (default) or server.",
                              choices: ConflictPolicy.allCases.map(\.rawValue)),
-                  OptionSpec("max-wait", value: "seconds", help: "Most seconds to wait in all for retries after retryAfter (default: 5)."),
+                  OptionSpec("max-wait", value: "seconds", help: "Most seconds to wait in all for retries after retryAfter (default: 5).",
+                             rule: .number(min: 0)),
                   OptionSpec("no-retry", help: "Stop at the first retryable error (exit 5, with the wait in the message).")],
         examples: [("ck sync phone", "Create device phone on first use and fetch the user's custom zones."),
                    ("ck sync tablet --conflicts server", "Sync tablet; on a conflicting key the server's value wins."),
@@ -21,13 +22,7 @@ enum SyncCommand {
         let name = try inv.single("device name")
         let policy = ConflictPolicy(rawValue: inv.parsed.value("conflicts") ?? "local") ?? .local
         let device = try Device.open(name, database: try inv.database())
-        var maxWait = SyncEngine.defaultMaxWait
-        if let text = inv.parsed.value("max-wait") {
-            guard let v = Double(text), v >= 0, v.isFinite else {
-                throw UsageError("--max-wait takes a number of seconds (0 or more), not '\(text)'", command: inv.command.path)
-            }
-            maxWait = v
-        }
+        let maxWait = inv.parsed.value("max-wait").flatMap { Double($0) } ?? SyncEngine.defaultMaxWait
         var bar: Progress? = nil
         var phase: SyncProgress.Phase? = nil
         var engine = SyncEngine(device: device, conflicts: policy) { p in

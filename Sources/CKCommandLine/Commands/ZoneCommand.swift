@@ -8,12 +8,12 @@ enum ZoneCommand {
         examples: [("ck zone create Notes", "Create a custom zone in the private database of the current user."),
                    ("ck -z Notes record save Note title=Hi", "Save a record into it.")],
         subcommands: [
-            CommandSpec("create", summary: "Create a custom zone (saving an existing zone changes nothing).",
+            CommandSpec("create", summary: "Create a custom zone (saving an existing zone keeps it and its records).",
                         arguments: [ArgumentSpec("zone", help: "Zone name: ASCII, not starting with '_'.")],
                         options: [OptionSpec("zone-wide-sharing", help: "Also give the zone zoneWideSharing (a share of the whole zone)."),
                                   OptionSpec("capabilities", value: "list",
                                              help: "Test aid, not CloudKit: give the zone only these comma-separated capabilities (to rehearse a zone without atomic or fetchChanges).",
-                                             choices: [])],
+                                             rule: .list(ZoneCapability.allCases.map(\.rawValue)))],
                         run: create),
             CommandSpec("list", summary: "List the zones of the database.", run: list),
             CommandSpec("show", summary: "Show a zone: owner, capabilities, record count.",
@@ -41,19 +41,12 @@ enum ZoneCommand {
 
     static func create(_ inv: Invocation) throws -> Int32 {
         let zoneName = try inv.single("zone name")
-        var caps = ZoneCapability.defaults
-        if let list = inv.parsed.value("capabilities") {
-            caps = []
-            for part in list.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }) where !part.isEmpty {
-                guard let c = ZoneCapability(rawValue: part) else {
-                    throw UsageError("unknown capability '\(part)': expected fetchChanges, atomic, sharing or zoneWideSharing", command: inv.command.path)
-                }
-                caps.insert(c)
-            }
-        }
+        // The parser has checked each capability name.
+        var caps = inv.parsed.value("capabilities").map { Set(ValueRule.items($0).compactMap(ZoneCapability.init(rawValue:))) }
+            ?? ZoneCapability.defaults
         if inv.parsed.flag("zone-wide-sharing") { caps.formUnion([.sharing, .zoneWideSharing]) }
         let (zone, created) = try inv.database().createZone(zoneName, capabilities: caps)
-        if !created { inv.note("zone '\(zoneName)' already exists; nothing changed") }
+        if !created { inv.note("zone '\(zoneName)' already exists; saved as CloudKit saves an existing zone: its records and capabilities are kept") }
         try printZones([zone], inv, verb: created ? "Created zone" : "Zone")
         return ExitCode.success
     }

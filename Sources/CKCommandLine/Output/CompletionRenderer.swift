@@ -22,7 +22,8 @@ public enum CompletionRenderer {
     }
 
     /// The kinds `ck __complete` answers from the store.
-    public static let dynamicKinds: [CompletionKind] = [.container, .zone, .recordType, .field, .recordName, .user, .role, .subscription, .device, .kvKey, .fault]
+    public static let dynamicKinds: [CompletionKind] = [.container, .zone, .recordType, .field, .fieldAssignment, .indexField, .recordName, .user,
+                                                        .role, .subscription, .device, .kvKey, .fault]
 
     /// Global options whose values the scripts pass along to `ck __complete`.
     static let passedOptions: Set<String> = ["data-dir", "container", "env", "db", "zone", "as"]
@@ -56,7 +57,12 @@ public enum CompletionRenderer {
         }
     }
 
-    static func action(_ o: OptionSpec) -> Action? { o.takesValue ? action(choices: o.choices, completion: o.completion) : nil }
+    static func action(_ o: OptionSpec) -> Action? {
+        guard o.takesValue else { return nil }
+        // A list's first item completes from its words.
+        if o.choices.isEmpty, case .list(let words) = o.rule { return .words(words) }
+        return action(choices: o.choices, completion: o.completion)
+    }
     static func action(_ a: ArgumentSpec, root: CommandSpec) -> Action? {
         // `ck help <TAB>`: the argument's own words (topics) and the tree's nouns.
         if a.completion == .command { return .words(a.choices + root.visibleSubcommands.map(\.name)) }
@@ -99,7 +105,7 @@ public enum CompletionRenderer {
         case .words(let w): "_ck_words " + quote(w.joined(separator: " "))
         case .files: "_ck_files"
         case .directories: "_ck_dirs"
-        case .dynamic(.field): "_ck_dynamic field \"$_ck_rtype\""
+        case .dynamic(let k) where k.takesRecordType: "_ck_dynamic \(k.rawValue) \"$_ck_rtype\""
         case .dynamic(let k): "_ck_dynamic " + k.rawValue
         }
     }
@@ -182,10 +188,11 @@ public enum CompletionRenderer {
             COMPREPLY+=($(compgen -d -- "$cur"))
         }
 
-        # Asks ck for candidates from the store: _ck_dynamic <kind> [<record-type>].
+        # Asks ck for candidates from the store: _ck_dynamic <kind> [<record-type>]. `field=` takes no space after it.
         _ck_dynamic() {
             local IFS=$'\n' candidates
             candidates=$(command "$_ck_prog" "${_ck_pass[@]}" __complete "$@" 2>/dev/null) || return 0
+            [[ $1 == fieldAssignment ]] && compopt -o nospace 2>/dev/null
             COMPREPLY+=($(compgen -W "$candidates" -- "$cur"))
         }
 
@@ -195,7 +202,7 @@ public enum CompletionRenderer {
 
         _ck() {
             local cur="${COMP_WORDS[COMP_CWORD]}" _ck_prog="${COMP_WORDS[0]}"
-            local path="" w opt="" i dashdash=0 _ck_o _ck_rtype=""
+            local cmdpath="" w opt="" i dashdash=0 _ck_o _ck_rtype=""
             local _ck_subs _ck_opts _ck_vopts _ck_rt
             local -a _ck_pass=() pos=()
             COMPREPLY=()
@@ -215,8 +222,8 @@ public enum CompletionRenderer {
                     -?*) _ck_needs_value "$w"; opt="$_ck_o" ;;
                     *)
                         if ((${#pos[@]} == 0)) && [[ " $_ck_subs " == *" $w "* ]]; then
-                            path="${path:+$path }$w"
-                            _ck_info "$path"
+                            cmdpath="${cmdpath:+$cmdpath }$w"
+                            _ck_info "$cmdpath"
                         else
                             pos+=("$w")
                         fi
@@ -226,13 +233,13 @@ public enum CompletionRenderer {
             [[ -n $_ck_rt ]] && _ck_rtype="${pos[_ck_rt]}"
             if [[ -n $opt ]]; then
                 [[ $cur == "=" ]] && cur=""
-                _ck_value "$path" "$opt"
+                _ck_value "$cmdpath" "$opt"
                 return 0
             fi
             if ((!dashdash)) && [[ $cur == --*=* ]]; then
                 local prefix="${cur%%=*}="
                 cur="${cur#*=}"
-                _ck_value "$path" "${prefix%=}"
+                _ck_value "$cmdpath" "${prefix%=}"
                 COMPREPLY=("${COMPREPLY[@]/#/$prefix}")
                 return 0
             fi
@@ -244,7 +251,7 @@ public enum CompletionRenderer {
                 _ck_words "$_ck_subs"
                 return 0
             fi
-            _ck_positional "$path" "${#pos[@]}"
+            _ck_positional "$cmdpath" "${#pos[@]}"
             return 0
         }
 
@@ -293,11 +300,12 @@ public enum CompletionRenderer {
             _files -/
         }
 
-        # Asks ck for candidates from the store: _ck_dynamic <kind> [<record-type>].
+        # Asks ck for candidates from the store: _ck_dynamic <kind> [<record-type>]. `field=` takes no space after it.
         _ck_dynamic() {
-            local -a candidates
+            local -a candidates suffix
             candidates=(${(f)"$(command "$_ck_prog" "${_ck_pass[@]}" __complete "$@" 2>/dev/null)"})
-            (( ${#candidates} )) && compadd -a candidates
+            [[ $1 == fieldAssignment ]] && suffix=(-S '')
+            (( ${#candidates} )) && compadd "${suffix[@]}" -a candidates
             return 0
         }
 
@@ -307,7 +315,7 @@ public enum CompletionRenderer {
 
         _ck() {
             local cur="${words[CURRENT]}" _ck_prog="${words[1]}"
-            local path="" w opt="" i dashdash=0 _ck_o _ck_rtype=""
+            local cmdpath="" w opt="" i dashdash=0 _ck_o _ck_rtype=""
             local _ck_subs _ck_opts _ck_vopts _ck_rt
             local -a _ck_pass pos reply
             _ck_pass=()
@@ -327,8 +335,8 @@ public enum CompletionRenderer {
                     -?*) _ck_needs_value "$w"; opt="$_ck_o" ;;
                     *)
                         if ((${#pos} == 0)) && [[ " $_ck_subs " == *" $w "* ]]; then
-                            path="${path:+$path }$w"
-                            _ck_info "$path"
+                            cmdpath="${cmdpath:+$cmdpath }$w"
+                            _ck_info "$cmdpath"
                         else
                             pos+=("$w")
                         fi
@@ -337,26 +345,26 @@ public enum CompletionRenderer {
             done
             [[ -n $_ck_rt ]] && _ck_rtype="${pos[_ck_rt + 1]}"
             if [[ -n $opt ]]; then
-                _ck_value "$path" "$opt"
+                _ck_value "$cmdpath" "$opt"
                 return 0
             fi
             if ((!dashdash)) && [[ $cur == --*=* ]]; then
                 opt="${cur%%=*}"
                 compset -P '*='
-                _ck_value "$path" "$opt"
+                _ck_value "$cmdpath" "$opt"
                 return 0
             fi
             if ((!dashdash)) && [[ $cur == -* ]]; then
-                _ck_describe_opts "$path"
+                _ck_describe_opts "$cmdpath"
                 _describe -t options option reply
                 return 0
             fi
             if ((${#pos} == 0)) && [[ -n $_ck_subs ]]; then
-                _ck_describe_subs "$path"
+                _ck_describe_subs "$cmdpath"
                 _describe -t commands 'ck command' reply
                 return 0
             fi
-            _ck_positional "$path" "${#pos}"
+            _ck_positional "$cmdpath" "${#pos}"
             return 0
         }
 
@@ -478,7 +486,7 @@ public enum CompletionRenderer {
         function __ck_dynamic --description 'Ask ck for candidates from the store'
             __ck_walk
             set -l args $argv
-            if test $argv[1] = field; and test -n "$__ck_rt"; and set -q __ck_pos[$__ck_rt]
+            if contains -- $argv[1] field fieldAssignment indexField; and test -n "$__ck_rt"; and set -q __ck_pos[$__ck_rt]
                 set -a args $__ck_pos[$__ck_rt]
             end
             command $__ck_prog $__ck_pass __complete $args 2>/dev/null

@@ -1,6 +1,6 @@
 import CKCore
 
-/// ck's exit codes (ARCHITECTURE §4): the one place a CloudKit error becomes a number.
+/// ck's exit codes (docs/cli.md §5): the one place a CloudKit error becomes a number.
 public enum ExitCode {
     public static let success: Int32 = 0
     public static let failure: Int32 = 1

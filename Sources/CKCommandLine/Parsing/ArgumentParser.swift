@@ -1,3 +1,5 @@
+import CKCore
+
 /// A mistake in how `ck` was called: exit 64, as cktool.
 public struct UsageError: Error, Sendable {
     public var message: String
@@ -37,8 +39,12 @@ public enum ArgumentParser {
         func record(_ opt: OptionSpec, _ value: String?) throws(UsageError) {
             guard let value else { result.flags.insert(opt.long); return }
             if !opt.choices.isEmpty && !opt.choices.contains(value) {
-                throw UsageError("invalid value '\(value)' for --\(opt.long): expected one of \(opt.choices.joined(separator: ", "))",
+                let close = Names.closest(to: value, among: opt.choices).map { "; did you mean '\($0)'?" } ?? ""
+                throw UsageError("invalid value '\(value)' for --\(opt.long): expected one of \(opt.choices.joined(separator: ", "))" + close,
                                  command: result.command.path)
+            }
+            if !opt.rule.accepts(value), let expected = opt.rule.expectation {
+                throw UsageError("invalid value '\(value)' for --\(opt.long): expected \(expected)", command: result.command.path)
             }
             if !opt.repeatable, let prev = result.values[opt.long]?.last, prev != value, !globals.contains(where: { $0.long == opt.long }) {
                 throw UsageError("--\(opt.long) given twice ('\(prev)' and '\(value)')", command: result.command.path)
@@ -103,8 +109,7 @@ public enum ArgumentParser {
     static func isNumber(_ s: String) -> Bool { Double(s) != nil }
 
     static func suggestion(_ name: String, _ cmd: CommandSpec, _ globals: [OptionSpec]) -> String {
-        let all = (cmd.options + globals).map(\.long)
-        if let close = all.first(where: { $0.hasPrefix(name) || name.hasPrefix($0) }) { return "; did you mean '--\(close)'?" }
-        return ""
+        let all = (cmd.options + globals).filter { !$0.hidden }.map(\.long)
+        return Names.closest(to: name, among: all).map { "; did you mean '--\($0)'?" } ?? ""
     }
 }

@@ -1,6 +1,56 @@
 /// What a shell can complete for a value.
 public enum CompletionKind: String, Sendable {
     case none, file, directory, command, container, zone, recordType, field, recordName, user, role, subscription, device, kvKey, fault
+    /// A field name followed by `=` (no space after it), for `field=value` arguments.
+    case fieldAssignment
+    /// A field name or one of the system fields (`___recordID`, …) an index can be put on.
+    case indexField
+
+    /// Kinds whose candidates depend on the record type named earlier on the line.
+    public var takesRecordType: Bool { self == .field || self == .fieldAssignment || self == .indexField }
+}
+
+/// What an option's value must be. The parser checks it, so a command reads a value already known to be valid.
+public enum ValueRule: Sendable, Equatable {
+    case text
+    /// A whole number in a range (no upper bound when `max` is nil).
+    case integer(min: Int, max: Int? = nil)
+    /// A finite decimal number in a range.
+    case number(min: Double, max: Double? = nil)
+    /// Comma-separated words, each one of these (empty items are ignored).
+    case list([String])
+
+    /// What a value must be, for an error message; nil when any text goes.
+    public var expectation: String? {
+        switch self {
+        case .text: return nil
+        case .integer(let min, let max): return "a whole number " + (max.map { "from \(min) to \($0)" } ?? "of at least \(min)")
+        case .number(let min, let max): return "a number " + (max.map { "from \(Self.show(min)) to \(Self.show($0))" } ?? "of at least \(Self.show(min))")
+        case .list(let words): return "a comma-separated list of " + words.joined(separator: ", ")
+        }
+    }
+
+    /// Whether a value keeps the rule.
+    public func accepts(_ value: String) -> Bool {
+        switch self {
+        case .text: return true
+        case .integer(let min, let max):
+            guard let n = Int(value) else { return false }
+            return n >= min && max.map { n <= $0 } ?? true
+        case .number(let min, let max):
+            guard let n = Double(value), n.isFinite else { return false }
+            return n >= min && max.map { n <= $0 } ?? true
+        case .list(let words):
+            return ValueRule.items(value).allSatisfy(words.contains)
+        }
+    }
+
+    /// The items of a list value, trimmed, empty ones left out.
+    public static func items(_ value: String) -> [String] {
+        value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+    }
+
+    static func show(_ d: Double) -> String { d == d.rounded() ? String(Int(d)) : String(d) }
 }
 
 /// One option of a command (or a global option).
@@ -15,9 +65,11 @@ public struct OptionSpec: Sendable {
     public var choices: [String] = []
     public var completion: CompletionKind = .none
     public var hidden = false
+    /// What the value must be besides one of `choices`.
+    public var rule: ValueRule = .text
 
     public init(_ long: String, short: Character? = nil, value: String? = nil, help: String, repeatable: Bool = false,
-                choices: [String] = [], completion: CompletionKind = .none, hidden: Bool = false) {
+                choices: [String] = [], completion: CompletionKind = .none, hidden: Bool = false, rule: ValueRule = .text) {
         self.long = long
         self.short = short
         self.valueName = value
@@ -26,6 +78,7 @@ public struct OptionSpec: Sendable {
         self.choices = choices
         self.completion = completion
         self.hidden = hidden
+        self.rule = rule
     }
 
     public var takesValue: Bool { valueName != nil }

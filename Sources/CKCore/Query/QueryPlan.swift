@@ -28,10 +28,11 @@ struct QueryCompiler {
                 throw CKError.invalid("Users records can't be queried", hint: "CloudKit reserves the Users type; fetch a user's record by name instead")
             }
             // CloudKit answers an unknown type with unknownItem ("Did not find record type: …"), not invalidArguments.
+            let close = Names.closest(to: recordType, among: Array(schema.recordTypes.keys)).map { "did you mean '\($0)'? Otherwise " } ?? ""
             throw CKError(.unknownItem, "Did not find record type: \(recordType)",
-                          hint: environment == .production
+                          hint: close + (environment == .production
                               ? "the production schema has no type '\(recordType)'; deploy it from development with 'ck schema deploy'"
-                              : "save a record of that type first, or import a schema that defines it ('ck schema show' lists types)")
+                              : "save a record of that type first, or import a schema that defines it ('ck schema show' lists types)"))
         }
         self.recordType = recordType
         self.type = t

@@ -138,12 +138,15 @@ extension CKContainer {
         return try dev.locked(exclusive: true) { () throws(CKError) -> SchemaChange? in
             var schema = try dev.readSchema()
             guard var t = schema.recordTypes[recordType] else {
+                let close = Names.closest(to: recordType, among: Array(schema.recordTypes.keys)).map { "did you mean '\($0)'? Otherwise " } ?? ""
                 throw CKError(.unknownItem, "Did not find record type: \(recordType)",
-                              hint: "save a record of that type first, or import a schema that defines it")
+                              hint: close + "save a record of that type first, or import a schema that defines it")
             }
             let systemType = RecordTypeSchema.systemFields[field]
             guard let old = t.fields[field] ?? systemType.map({ FieldSchema(type: $0) }) else {
-                throw CKError(.unknownItem, "Did not find field: '\(field)' in type: '\(recordType)'")
+                throw CKError(.unknownItem, "Did not find field: '\(field)' in type: '\(recordType)'",
+                              hint: Names.closest(to: field, among: Array(t.fields.keys) + Array(RecordTypeSchema.systemFields.keys))
+                                  .map { "did you mean '\($0)'?" })
             }
             var new = old
             let all = !queryable && !sortable && !searchable

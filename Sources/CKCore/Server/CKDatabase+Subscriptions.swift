@@ -14,13 +14,18 @@ extension CKDatabase {
     /// Saves a subscription for this user and database; an existing ID is replaced (CKModifySubscriptionsOperation).
     @discardableResult
     public func saveSubscription(_ subscription: Subscription) throws(CKError) -> Subscription {
+        try saveSubscriptionReplacing(subscription).saved
+    }
+
+    /// Saves a subscription as CloudKit does, replacing one with the same ID; says whether one was replaced.
+    public func saveSubscriptionReplacing(_ subscription: Subscription) throws(CKError) -> (saved: Subscription, replaced: Bool) {
         var sub = subscription
         if sub.subscriptionID.isEmpty { sub.subscriptionID = UUID().uuidString }
         try Subscription.validateID(sub.subscriptionID)
         sub.ownerRecordName = userRecordName
         sub.database = scope
         sub.created = store.now()
-        try perform(.subscriptionSave) { (state) throws(CKError) in
+        let replaced = try perform(.subscriptionSave) { (state) throws(CKError) -> Bool in
             let catalog = state.catalog
             let schema = try env.readSchema()
             try check(sub, schema: schema) { (name) throws(CKError) -> Zone in try resolveZone(name, catalog: catalog) }
@@ -28,11 +33,13 @@ extension CKDatabase {
             if case .query(let type, _, _, _, _, _) = sub.kind { try state.access.require(.read, type: type, record: nil, schema: schema) }
             var file = try SubscriptionFile.read(env.subscriptionsPath)
             let key = SubscriptionFile.key(sub)
+            let before = file.subscriptions.count
             file.subscriptions.removeAll { SubscriptionFile.key($0) == key }
             file.subscriptions.append(sub)
             try file.write(env.subscriptionsPath)
+            return file.subscriptions.count == before
         }
-        return sub
+        return (sub, replaced)
     }
 
     /// This user's subscriptions in this database, by ID.

@@ -76,7 +76,10 @@ public final class CKDatabase: @unchecked Sendable {
                     throw CKError(.userDeletedZone, "Zone '\(name)' was deleted by the user through the settings UI",
                                   hint: "a client recreates the zone ('ck zone create \(name)') and uploads what it holds again")
                 }
-                throw CKError(.zoneNotFound, "Zone '\(name)' does not exist", hint: "create it with 'ck zone create \(name)'")
+                let mine = catalog.zones.filter { $0.database == .private && $0.zoneID.ownerRecordName == id.ownerRecordName }
+                let close = Names.closest(to: name, among: mine.map(\.zoneID.zoneName) + [Names.defaultZoneName])
+                throw CKError(.zoneNotFound, "Zone '\(name)' does not exist",
+                              hint: (close.map { "did you mean '\($0)'? Or " } ?? "") + "create it with 'ck zone create \(name)'")
             }
             return z
         }

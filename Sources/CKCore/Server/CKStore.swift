@@ -99,16 +99,17 @@ public final class CKStore: @unchecked Sendable {
         FileIO.list(root + "/containers").filter { !$0.hasPrefix(".") && FileIO.exists(containerDir($0) + "/container.json") }
     }
 
-    /// Creates a container; `use` makes it current.
-    public func createContainer(_ id: String, use: Bool = false) throws(CKError) {
+    /// Makes sure a container exists, creating it if missing; `use` makes it current. Returns whether it was created.
+    /// (Containers are made once in the developer portal, not by apps; set-up scripts stay idempotent.)
+    @discardableResult
+    public func createContainer(_ id: String, use: Bool = false) throws(CKError) -> Bool {
         try Names.validateContainerID(id)
         let lock = try FileLock(path: lockPath, exclusive: true)
         defer { lock.unlock() }
-        if FileIO.exists(containerDir(id) + "/container.json") {
-            throw CKError(.serverRecordChanged, "container '\(id)' already exists", serverErrorCode: "EXISTS")
-        }
-        try createContainerFiles(id)
+        let created = !FileIO.exists(containerDir(id) + "/container.json")
+        if created { try createContainerFiles(id) }
         if use { try setCurrentLocked(id) }
+        return created
     }
 
     /// Creates a container unless it exists (cktool's containers exist before any command names them);
