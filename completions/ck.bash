@@ -148,7 +148,7 @@ _ck_value() {
         *:--db) _ck_words 'public private shared' ;;
         *:--zone|*:-z) _ck_dynamic zone ;;
         *:--as) _ck_dynamic user ;;
-        *:--output|*:-o) _ck_words 'table json jsonl plain' ;;
+        *:--output|*:-o) _ck_words 'table json jsonl plain name' ;;
     esac
 }
 
@@ -287,7 +287,7 @@ _ck_positional() {
             if (( $2 == 0 )); then _ck_files; fi
             ;;
         'help')
-            if (( $2 >= 0 )); then _ck_words 'environment exit-codes faults formats kv model permissions predicates store init container zone record asset query subscription notification changes sync device user account role quota fault kv schema model export import gc doctor help man completion'; fi
+            if (( $2 >= 0 )); then _ck_words 'environment exit-codes faults formats kv model output permissions predicates store init container zone record asset query subscription notification changes sync device user account role quota fault kv schema model export import gc doctor help man completion'; fi
             ;;
         'completion')
             if (( $2 == 0 )); then _ck_words 'bash zsh fish'; fi
