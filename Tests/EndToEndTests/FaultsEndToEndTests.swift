@@ -194,7 +194,7 @@ import Testing
         let r = try s.ck("sync", "phone", "-o", "json")
         #expect(r.status == 0, "\(r.stderr)")
         #expect(r.stdout.contains("\"recreated\": [\n    \"Notes\""), "\(r.stdout)")
-        #expect(try s.ck("record", "fetch", "n1", "-o", "plain").stdout == "n1\tNote\t5\tt=hello\n" || s.ck("record", "fetch", "n1").status == 0)
+        #expect(try s.ck("record", "fetch", "n1", "-o", "plain").stdout == "n1\tNote\t5\tNotes\tt=hello\n" || s.ck("record", "fetch", "n1").status == 0)
         #expect(try s.ck("record", "fetch", "n2").status == 0)
         let ipad = try s.ck("sync", "ipad")
         #expect(ipad.status == 0, "\(ipad.stderr)")

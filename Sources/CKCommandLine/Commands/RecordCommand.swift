@@ -16,7 +16,7 @@ enum RecordCommand {
 
     /// Prints a records response: its Web Services JSON, plain lines, names, or for people one block for a single
     /// record (unless `list`) and otherwise a table of one row per record. Failures print nowhere here: the
-    /// command ends with them as its error. `page` limits the table's rows, saying how many were left out.
+    /// command ends with them as its error. `page` limits the table's rows (the caller says how many were left out).
     static func printResponse(_ response: RecordsResponse, _ inv: Invocation, list: Bool, page: Int? = nil) throws {
         switch try inv.outputFormat() {
         case .json, .jsonl:
