@@ -11,53 +11,71 @@ import Testing
 @Suite struct OutputGoldenTests {
     static let dir = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Golden/output")
 
-    /// A step: a golden file name (nil for set-up steps, which must succeed) and ck's arguments.
-    typealias Step = (golden: String?, args: [String])
+    /// A step: a golden file name (nil for set-up steps, which must succeed), ck's arguments and its stdin.
+    struct Step {
+        var golden: String?
+        var args: [String]
+        var stdin: String? = nil
+        init(_ golden: String?, _ args: [String], stdin: String? = nil) {
+            self.golden = golden
+            self.args = args
+            self.stdin = stdin
+        }
+    }
 
     /// Set-up, then each shape in json and jsonl (and plain and name where a kind has them).
     static let steps: [Step] = {
         var s: [Step] = [
-            (nil, ["zone", "create", "Notes"]),
-            (nil, ["-z", "Notes", "record", "save", "Note", "--name", "n1", "title=Buy milk", "priority=2", "tags:string[]=home,shop"]),
-            (nil, ["schema", "index", "Note", "___recordID", "--queryable"]),
-            (nil, ["-z", "Notes", "subscription", "create", "zone", "--id", "watch-notes"]),
-            (nil, ["subscription", "create", "query", "Note", "priority >= 2", "--id", "urgent", "--alert", "Urgent"]),
-            (nil, ["-z", "Notes", "record", "save", "Note", "--name", "n2", "title=Call Anna", "priority=3"]),
+            Step(nil, ["zone", "create", "Notes"]),
+            Step(nil, ["-z", "Notes", "record", "save", "Note", "--name", "n1", "title=Buy milk", "priority=2", "tags:string[]=home,shop"]),
+            Step(nil, ["schema", "index", "Note", "___recordID", "--queryable"]),
+            Step(nil, ["-z", "Notes", "subscription", "create", "zone", "--id", "watch-notes"]),
+            Step(nil, ["subscription", "create", "query", "Note", "priority >= 2", "--id", "urgent", "--alert", "Urgent"]),
+            Step(nil, ["-z", "Notes", "record", "save", "Note", "--name", "n2", "title=Call Anna", "priority=3"]),
         ]
         for f in ["json", "jsonl"] {
             s += [
-                ("record-save.\(f)", ["-z", "Notes", "record", "save", "Note", "--name", "n3-\(f)", "title=Tab\there", "-o", f]),
-                ("record-fetch.\(f)", ["-z", "Notes", "record", "fetch", "n1", "--keys", "title,priority", "-o", f]),
-                ("record-fetch-partial.\(f)", ["-z", "Notes", "record", "fetch", "n1", "missing", "-o", f]),
-                ("record-fetch-missing.\(f)", ["-z", "Notes", "record", "fetch", "missing", "-o", f]),
-                ("query.\(f)", ["-z", "Notes", "query", "Note", "priority >= 1", "--sort", "priority", "--limit", "1", "-o", f]),
-                ("query-empty.\(f)", ["-z", "Notes", "query", "Note", "priority > 100", "-o", f]),
-                ("zone-create.\(f)", ["zone", "create", "Z-\(f)", "-o", f]),
-                ("zone-list.\(f)", ["zone", "list", "-o", f]),
-                ("zone-show.\(f)", ["zone", "show", "Notes", "-o", f]),
-                ("zone-delete.\(f)", ["zone", "delete", "Z-\(f)", "-y", "-o", f]),
-                ("subscription-list.\(f)", ["subscription", "list", "-o", f]),
-                ("subscription-show.\(f)", ["subscription", "show", "urgent", "-o", f]),
-                ("notification-list.\(f)", ["notification", "list", "-o", f]),
-                ("changes-zone.\(f)", ["changes", "zone", "Notes", "--limit", "2", "-o", f]),
-                ("changes-database.\(f)", ["changes", "database", "-o", f]),
-                ("sync.\(f)", ["sync", "phone-\(f)", "-o", f]),
-                ("record-delete.\(f)", ["-z", "Notes", "record", "delete", "n3-\(f)", "missing", "-y", "--no-atomic", "-o", f]),
-                ("subscription-delete.\(f)", ["subscription", "delete", "nope", "-y", "-o", f]),
-                ("usage-error.\(f)", ["record", "fetch", "-o", f]),
+                Step("record-save.\(f)", ["-z", "Notes", "record", "save", "Note", "--name", "n3-\(f)", "title=Tab\there", "-o", f]),
+                Step("record-fetch.\(f)", ["-z", "Notes", "record", "fetch", "n1", "--keys", "title,priority", "-o", f]),
+                Step("record-fetch-partial.\(f)", ["-z", "Notes", "record", "fetch", "n1", "missing", "-o", f]),
+                Step("record-fetch-missing.\(f)", ["-z", "Notes", "record", "fetch", "missing", "-o", f]),
+                Step("query.\(f)", ["-z", "Notes", "query", "Note", "priority >= 1", "--sort", "priority", "--limit", "1", "-o", f]),
+                Step("query-empty.\(f)", ["-z", "Notes", "query", "Note", "priority > 100", "-o", f]),
+                Step("zone-create.\(f)", ["zone", "create", "Z-\(f)", "-o", f]),
+                Step("zone-list.\(f)", ["zone", "list", "-o", f]),
+                Step("zone-show.\(f)", ["zone", "show", "Notes", "-o", f]),
+                Step("zone-delete.\(f)", ["zone", "delete", "Z-\(f)", "-y", "-o", f]),
+                Step("subscription-list.\(f)", ["subscription", "list", "-o", f]),
+                Step("subscription-show.\(f)", ["subscription", "show", "urgent", "-o", f]),
+                Step("notification-list.\(f)", ["notification", "list", "-o", f]),
+                Step("changes-zone.\(f)", ["changes", "zone", "Notes", "--limit", "2", "-o", f]),
+                Step("changes-database.\(f)", ["changes", "database", "-o", f]),
+                Step("sync.\(f)", ["sync", "phone-\(f)", "-o", f]),
+                Step("device-records.\(f)", ["-z", "Notes", "device", "records", "phone-\(f)", "-o", f]),
+                Step("record-save-batch.\(f)", ["-z", "Notes", "record", "save", "--batch", "-", "--no-atomic", "-o", f], stdin: """
+                    {"recordName": "b1-\(f)", "recordType": "Note", "fields": {"title": {"value": "Batch one"}}}
+                    {"recordName": "n1", "recordType": "Note", "fields": {"title": {"value": "stale"}}}
+                    {"operationType": "forceDelete", "record": {"recordName": "n3-\(f)"}}
+
+                    """),
+                Step("subscription-create.\(f)", ["subscription", "create", "database", "--id", "db-\(f)", "-o", f]),
+                Step("notification-read.\(f)", ["notification", "read", "--all", "-o", f]),
+                Step("record-delete.\(f)", ["-z", "Notes", "record", "delete", "b1-\(f)", "missing", "-y", "--no-atomic", "-o", f]),
+                Step("subscription-delete.\(f)", ["subscription", "delete", "nope", "-y", "-o", f]),
+                Step("usage-error.\(f)", ["record", "fetch", "-o", f]),
             ]
         }
         for f in ["plain", "name"] {
             s += [
-                ("query.\(f)", ["-z", "Notes", "query", "Note", "--sort", "priority", "-o", f]),
-                ("record-fetch-partial.\(f)", ["-z", "Notes", "record", "fetch", "n1", "missing", "-o", f]),
-                ("zone-list.\(f)", ["zone", "list", "-o", f]),
-                ("subscription-list.\(f)", ["subscription", "list", "-o", f]),
-                ("notification-list.\(f)", ["notification", "list", "-o", f]),
-                ("changes-zone.\(f)", ["changes", "zone", "Notes", "-o", f]),
+                Step("query.\(f)", ["-z", "Notes", "query", "Note", "--sort", "priority", "-o", f]),
+                Step("record-fetch-partial.\(f)", ["-z", "Notes", "record", "fetch", "n1", "missing", "-o", f]),
+                Step("zone-list.\(f)", ["zone", "list", "-o", f]),
+                Step("subscription-list.\(f)", ["subscription", "list", "-o", f]),
+                Step("notification-list.\(f)", ["notification", "list", "-o", f]),
+                Step("changes-zone.\(f)", ["changes", "zone", "Notes", "-o", f]),
             ]
         }
-        s.append(("name-refused", ["doctor", "-o", "name"]))
+        s.append(Step("name-refused", ["doctor", "-o", "name"]))
         return s
     }()
 
@@ -85,7 +103,7 @@ import Testing
     }
 
     static func render(_ step: Step, _ r: Sandbox.Result, sandbox: String) -> String {
-        normalized("$ \(commandLine(step.args))\nexit \(r.status)\n--- stdout\n\(r.stdout)--- stderr\n\(r.stderr)", sandbox: sandbox)
+        normalized("$ \(commandLine(step.args))\n" + (step.stdin.map { "--- stdin\n" + $0 } ?? "") + "exit \(r.status)\n--- stdout\n\(r.stdout)--- stderr\n\(r.stderr)", sandbox: sandbox)
     }
 
     /// A json step's stdout is one JSON document and a jsonl step's every line one object; an error of either is
@@ -104,7 +122,7 @@ import Testing
         var rerecorded = 0
         var expected = Set((try? FileManager.default.contentsOfDirectory(atPath: Self.dir.path)) ?? [])
         for step in Self.steps {
-            let r = try s.run(step.args)
+            let r = try s.run(step.args, stdin: step.stdin)
             guard let name = step.golden else {
                 #expect(r.status == 0, "set-up step \(Self.commandLine(step.args)) failed: \(r.stderr)")
                 continue
