@@ -73,6 +73,11 @@ enum RecordCommand {
         return t.aligned(width: width)
     }
 
+    /// One record's response dictionary, for commands that print a record outside a `RecordsResponse` (cktool's).
+    static func recordJSON(_ r: Record, _ inv: Invocation, keys: [String]? = nil) throws -> JSON {
+        try assetDatabase([r], inv)?.responseJSON(r, keys: keys) ?? r.json(keys: keys)
+    }
+
     /// The database when a record has assets (their JSON carries a local `downloadURL`, which needs it), else nil.
     static func assetDatabase(_ records: [Record], _ inv: Invocation) throws -> CKDatabase? {
         records.contains { $0.fields.values.contains { $0.type.base == .asset } } ? try inv.database() : nil
