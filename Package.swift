@@ -15,7 +15,7 @@ let package = Package(
         .executableTarget(name: "ck", dependencies: ["CKCommandLine"]),
         .testTarget(name: "CKCoreTests", dependencies: ["CKCore"], exclude: ["Corpus"]),
         .testTarget(name: "CKCommandLineTests", dependencies: ["CKCommandLine", "CKCore"], exclude: ["Golden"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["ck", "CKCore", "CKCommandLine"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["ck", "CKCore", "CKCommandLine"], exclude: ["Golden"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -52,6 +52,8 @@ public enum CKCommandLineTool {
                 inv.out(HelpRenderer.help(parsed.command, globals: GlobalOptions.all))
                 return ExitCode.success
             }
+            // A format the command can't print is refused before it changes anything.
+            if parsed.value("output") != nil { _ = try inv.outputFormat() }
             if !inv.quiet {
                 LockWaitNotice.set { path in
                     terminal.writeErr("ck: waiting for another ck to finish with the store (\(path))…\n")

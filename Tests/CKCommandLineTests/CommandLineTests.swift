@@ -49,7 +49,7 @@ final class Harness {
     @Test func saveFetchAndFormats() throws {
         let h = try Harness()
         #expect(h.run(["record", "save", "Note", "--name", "n1", "title=Hello", "count=2"]) == 0)
-        #expect(h.out == "n1\tNote\t1\tcount=2\ttitle=Hello\n")
+        #expect(h.out == "n1\tNote\t1\t_defaultZone\tcount=2\ttitle=Hello\n")
         #expect(h.run(["record", "fetch", "n1", "-o", "json"]) == 0)
         let json = try JSON.parse(h.out)
         #expect(json["records"]?.arrayValue?.first?["fields"]?["count"] == .object(["value": .int(2), "type": .string("INT64")]))
@@ -106,7 +106,7 @@ final class Harness {
                        #"{"title":{"type":"stringType","value":"Great Expectations"},"pageCount":{"type":"int64Type","value":544}}"#]) == 0)
         #expect(h.run(["record", "save", "Book", "--name", "c", "--fields-stdin"], stdin: #"{"title":{"value":"x","type":"STRING"}}"#) == 0)
         #expect(h.run(["record", "fetch", "b", "c"]) == 0)
-        #expect(h.out == "b\tBook\t1\tpageCount=544\ttitle=Great Expectations\nc\tBook\t2\ttitle=x\n")
+        #expect(h.out == "b\tBook\t1\t_defaultZone\tpageCount=544\ttitle=Great Expectations\nc\tBook\t2\t_defaultZone\ttitle=x\n")
         #expect(h.run(["record", "save", "Book", "--fields-json", "{\"title\": 3"]) == 8)
         #expect(h.err.contains("--fields-json:1:12"))
         #expect(h.run(["record", "save", "Book", "--fields-json", #"{"title":"bare"}"#]) == 8)
@@ -128,7 +128,7 @@ final class Harness {
         h.run(["record", "save", "Note", "--name", "a", "t=1"])
         let input = #"{"operationType":"forceDelete","record":{"recordName":"a"}}"# + "\n" + #"{"operationType":"forceUpdate","record":{"recordName":"b","recordType":"Note","fields":{"t":{"value":"2"}}}}"#
         #expect(h.run(["record", "save", "--batch", "-"], stdin: input) == 0)
-        #expect(h.out == "a\tNote\tdeleted\nb\tNote\t3\tt=2\n")
+        #expect(h.out == "a\tNote\tdeleted\nb\tNote\t3\t_defaultZone\tt=2\n")
     }
 }
 

@@ -16,8 +16,8 @@ import Testing
         #expect(first.status == 0)
         let lines = first.stdout.split(separator: "\n").map(String.init)
         #expect(lines.count == 3)
-        #expect(lines[0] == "saved\ta\tNote\t2\ttitle=A")
-        #expect(lines[1] == "saved\tb\tNote\t3\ttitle=B")
+        #expect(lines[0] == "saved\ta\tNote\t2\tNotes\ttitle=A")
+        #expect(lines[1] == "saved\tb\tNote\t3\tNotes\ttitle=B")
         let t = token(first)
         #expect(t.hasPrefix("ckt1."))
 

@@ -19,7 +19,7 @@ import Testing
         let second = try s.ck("record", "save", "Note", "--name", "a", "t=1", "-o", "json")
         #expect(second.status == 5)
         #expect(second.stderr.contains(#""retryAfter":1.5"#) && second.stderr.contains(#""serverErrorCode":"THROTTLED""#))
-        #expect(try s.ck("record", "save", "Note", "--name", "a", "t=1", "-o", "plain").stdout == "a\tNote\t2\tt=1\n")
+        #expect(try s.ck("record", "save", "Note", "--name", "a", "t=1", "-o", "plain").stdout == "a\tNote\t2\tNotes\tt=1\n")
         #expect(try s.ck("fault", "list").stdout == "No fault rules.\n" || s.ck("fault", "list").stdout.isEmpty)
     }
 
@@ -62,7 +62,7 @@ import Testing
         #expect(try s.ck("record", "fetch", "a").status == 3, "an atomic request that failed wrote nothing")
         let loose = try s.ck("record", "save", "--batch", "-", "--no-atomic", "-o", "plain", stdin: batch)
         #expect(loose.status == 10)
-        #expect(loose.stdout == "a\tNote\t2\tn=1\nc\tNote\t3\tn=3\n")
+        #expect(loose.stdout == "a\tNote\t2\tNotes\tn=1\nc\tNote\t3\tNotes\tn=3\n")
         #expect(loose.stderr.hasPrefix("ck: partialFailure (2): Failed to save 1 of 3 records\n  p1: serverRejectedRequest (15)"))
     }
 
@@ -83,7 +83,7 @@ import Testing
         #expect(r.status == 5)
         #expect(r.stdout.isEmpty, "the response was lost")
         #expect(r.stderr.hasPrefix("ck: networkFailure (4): the request was applied but its response was lost (injected fault f1)"))
-        #expect(try s.ck("record", "fetch", "a", "-o", "plain").stdout == "a\tNote\t2\tt=1\n")
+        #expect(try s.ck("record", "fetch", "a", "-o", "plain").stdout == "a\tNote\t2\tNotes\tt=1\n")
     }
 
     @Test func badRulesAreRefusedWithTheAcceptedValues() throws {
@@ -197,7 +197,7 @@ import Testing
         let r = try s.ck("sync", "phone", "-o", "json")
         #expect(r.status == 0, "\(r.stderr)")
         #expect(r.stdout.contains("\"recreated\": [\n    \"Notes\""), "\(r.stdout)")
-        #expect(try s.ck("record", "fetch", "n1", "-o", "plain").stdout == "n1\tNote\t5\tt=hello\n" || s.ck("record", "fetch", "n1").status == 0)
+        #expect(try s.ck("record", "fetch", "n1", "-o", "plain").stdout == "n1\tNote\t5\tNotes\tt=hello\n" || s.ck("record", "fetch", "n1").status == 0)
         #expect(try s.ck("record", "fetch", "n2").status == 0)
         let ipad = try s.ck("sync", "ipad")
         #expect(ipad.status == 0, "\(ipad.stderr)")

@@ -6,7 +6,7 @@ import Testing
         let s = try Sandbox(store: false)
         let r = try s.run(["record", "save", "Note", "title=Hello CloudKit"])
         #expect(r.status == 0, "\(r.stderr)")
-        #expect(r.stdout.hasSuffix("\tNote\t1\ttitle=Hello CloudKit\n"))
+        #expect(r.stdout.hasSuffix("\tNote\t1\t_defaultZone\ttitle=Hello CloudKit\n"))
         #expect(r.stderr.isEmpty)
         let store = s.dir + "/home/.local/share/ck"
         let files = s.files(under: store)
@@ -56,7 +56,7 @@ import Testing
         let s = try Sandbox()
         #expect(try s.ck("record", "save", "Note", "--name", "n1", "title=One").status == 0)
         let ok = try s.ck("record", "save", "Note", "--name", "n1", "--if-tag", "1", "title=Two")
-        #expect(ok.status == 0 && ok.stdout == "n1\tNote\t2\ttitle=Two\n")
+        #expect(ok.status == 0 && ok.stdout == "n1\tNote\t2\t_defaultZone\ttitle=Two\n")
         let stale = try s.ck("record", "save", "Note", "--name", "n1", "--if-tag", "1", "title=Three")
         #expect(stale.status == 4)
         #expect(stale.stdout.isEmpty)
@@ -67,7 +67,7 @@ import Testing
         #expect(lines.contains { $0.hasPrefix("  ancestor: tag 1,") && $0.hasSuffix(": title=One") })
         #expect(lines.last == "hint: the server has change tag 2; fetch the record, merge, and save with --if-tag 2")
         let forced = try s.ck("record", "save", "Note", "--name", "n1", "--policy", "changed-keys", "title=Four")
-        #expect(forced.status == 0 && forced.stdout == "n1\tNote\t3\ttitle=Four\n")
+        #expect(forced.status == 0 && forced.stdout == "n1\tNote\t3\t_defaultZone\ttitle=Four\n")
     }
 
     @Test func exitCodesThroughTheBinary() throws {

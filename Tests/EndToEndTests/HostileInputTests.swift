@@ -304,7 +304,7 @@ extension Sandbox {
         let under = try s.hostileRun(["record", "save", "Note", "--name", "big", "--fields-file", "under.json", "-o", "json"])
         #expect(under.exited && under.status == 0, "\(under)")
         let fetched = try s.hostileRun(["record", "fetch", "big", "--keys", ""])
-        #expect(fetched.status == 0 && fetched.stdout == "big\tNote\t1\n", "\(fetched)")
+        #expect(fetched.status == 0 && fetched.stdout == "big\tNote\t1\t_defaultZone\n", "\(fetched)")
         // The same limit through --batch (name big2: one byte more).
         let line = #"{"recordName":"big2","recordType":"Note","fields":{"s":{"value":""# + String(repeating: "y", count: limit - 11 + 1) + #""}}}"#
         try s.write(line + "\n", to: "over.jsonl")

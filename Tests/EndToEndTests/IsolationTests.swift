@@ -40,10 +40,10 @@ import Testing
     func expectAliceUntouched(_ s: Sandbox, sourceLocation: SourceLocation = #_sourceLocation) throws {
         let r = try s.ck("--as", "alice", "record", "fetch", "a-note-1", "a-note-2", "--keys", "title")
         #expect(r.status == 0, "\(r.stderr)", sourceLocation: sourceLocation)
-        #expect(r.stdout == "a-note-1\tNote\t1\ttitle=secret of a-note-1\na-note-2\tNote\t2\ttitle=secret of a-note-2\n",
+        #expect(r.stdout == "a-note-1\tNote\t1\t_defaultZone\ttitle=secret of a-note-1\na-note-2\tNote\t2\t_defaultZone\ttitle=secret of a-note-2\n",
                 "alice's records changed: \(r.stdout)", sourceLocation: sourceLocation)
         let z = try s.ck("--as", "alice", "-z", IsolationTests.aliceZone, "record", "fetch", "a-zoned-1", "--keys", "title")
-        #expect(z.status == 0 && z.stdout == "a-zoned-1\tNote\t4\ttitle=zoned secret\n", "alice's zoned record changed: \(z.stdout) \(z.stderr)",
+        #expect(z.status == 0 && z.stdout == "a-zoned-1\tNote\t4\tAliceZone\ttitle=zoned secret\n", "alice's zoned record changed: \(z.stdout) \(z.stderr)",
                 sourceLocation: sourceLocation)
     }
 

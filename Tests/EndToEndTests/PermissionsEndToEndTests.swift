@@ -150,8 +150,8 @@ import Testing
         let alice = try userRecordName(s, "alice")
         // Everyone reads alice's user record in the public database; she reads hers in her private one too.
         let fetched = try publicDB(s, "--anonymous", "record", "fetch", alice)
-        #expect(fetched.status == 0 && fetched.stdout == "\(alice)\tUsers\t0\n", "\(fetched.stderr)")
-        #expect(try s.ck("--as", "alice", "record", "fetch", alice).stdout == "\(alice)\tUsers\t0\n")
+        #expect(fetched.status == 0 && fetched.stdout == "\(alice)\tUsers\t0\t_defaultZone\n", "\(fetched.stderr)")
+        #expect(try s.ck("--as", "alice", "record", "fetch", alice).stdout == "\(alice)\tUsers\t0\t_defaultZone\n")
         // Not in bob's private database.
         #expect(try s.ck("--as", "bob", "record", "fetch", alice).status == 3)
         // Her own: she adds a field (change tag 0 until the first save).

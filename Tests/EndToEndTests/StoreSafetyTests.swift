@@ -170,7 +170,7 @@ import Glibc
         #expect((zone["zoneName"] as? String) == "Z")
         #expect((zone["compactedSeq"] as? NSNumber)?.intValue == 500)
         // The next save takes 502: change tag "dy" in base 36.
-        #expect(try s.ck("-z", "Z", "record", "save", "Note", "--name", "b", "v:int64=2").stdout == "b\tNote\tdy\tv=2\n")
+        #expect(try s.ck("-z", "Z", "record", "save", "Note", "--name", "b", "v:int64=2").stdout == "b\tNote\tdy\tZ\tv=2\n")
     }
 
     @Test func invalidUTF8InAnArgumentIsRefused() throws {

@@ -31,18 +31,14 @@ enum ChangesCommand {
         let name = inv.positionals.first ?? inv.zone
         let c = try inv.database().zoneChanges(zone: name, since: inv.parsed.value("since"), limit: limit(inv),
                                                desiredKeys: RecordCommand.keys(inv))
-        let items: [JSON] = try c.changes.map { ch in
-            if let r = ch.record { return try RecordCommand.recordJSON(r, inv) }
-            return .object(["recordName": .string(ch.recordName), "recordType": .string(ch.recordType),
-                            "zoneID": c.zoneID.json, "deleted": .bool(true)])
-        }
-        switch try inv.outputFormat() {
-        case .json:
-            inv.line(JSON.object(["zoneID": c.zoneID.json, "records": .array(items), "syncToken": .string(c.syncToken),
-                                  "moreComing": .bool(c.moreComing)]).pretty())
-        case .jsonl:
-            for i in items { inv.line(i.serialized()) }
-            inv.line(JSON.object(["syncToken": .string(c.syncToken), "moreComing": .bool(c.moreComing)]).serialized())
+        let response = ZoneChangesResponse(c)
+        let format = try inv.outputFormat()
+        switch format {
+        case .json, .jsonl:
+            let db = try RecordCommand.assetDatabase(c.changes.compactMap(\.record), inv)
+            try inv.printJSON(response.json(database: db), lines: response.jsonLines(database: db))
+        case .name:
+            for ch in c.changes { inv.line(ch.recordName) }
         case .plain:
             for ch in c.changes {
                 if let r = ch.record { inv.line("saved\t" + RecordText.plain(r)) } else { inv.line("deleted\t\(ch.recordName)\t\(ch.recordType)") }
@@ -53,13 +49,12 @@ enum ChangesCommand {
             var t = Table(["CHANGE", "RECORD", "TYPE", "TAG", "FIELDS"])
             for ch in c.changes {
                 if let r = ch.record {
-                    let fields = r.fields.keys.sorted().compactMap { k in r.fields[k].map { k + "=" + RecordText.display($0) } }
-                    t.add(["saved", r.recordName, r.recordType, r.changeTag, fields.joined(separator: " ")])
+                    t.add(["saved", r.recordName, r.recordType, r.changeTag, RecordText.fieldSummary(r.fields)])
                 } else {
                     t.add(["deleted", ch.recordName, ch.recordType, "-", ""])
                 }
             }
-            if c.changes.isEmpty { inv.line("No changes in \(c.zoneID.zoneName).") } else { inv.out(t.aligned()) }
+            if c.changes.isEmpty { inv.line("No changes in \(c.zoneID.zoneName).") } else { inv.out(t.aligned(width: inv.terminal.width)) }
             inv.line("syncToken: " + c.syncToken)
             if c.moreComing { inv.line("moreComing: ask again with --since to get the rest") }
         }
@@ -69,19 +64,10 @@ enum ChangesCommand {
     static func database(_ inv: Invocation) throws -> Int32 {
         guard inv.positionals.isEmpty else { throw UsageError("database takes no arguments", command: inv.command.path) }
         let c = try inv.database().databaseChanges(since: inv.parsed.value("since"), limit: limit(inv))
-        func zoneJSON(_ z: ZoneChange) -> JSON {
-            var o: [String: JSON] = ["zoneID": z.zoneID.json]
-            if z.deleted { o["deleted"] = .bool(true) }
-            if z.purged { o["purged"] = .bool(true) }
-            return .object(o)
-        }
+        let response = DatabaseChangesResponse(c)
         switch try inv.outputFormat() {
-        case .json:
-            inv.line(JSON.object(["zones": .array(c.zones.map(zoneJSON)), "syncToken": .string(c.syncToken),
-                                  "moreComing": .bool(c.moreComing)]).pretty())
-        case .jsonl:
-            for z in c.zones { inv.line(zoneJSON(z).serialized()) }
-            inv.line(JSON.object(["syncToken": .string(c.syncToken), "moreComing": .bool(c.moreComing)]).serialized())
+        case .json, .jsonl: try inv.printJSON(response.json, lines: response.jsonLines)
+        case .name: for z in c.zones { inv.line(z.zoneID.zoneName) }
         case .plain:
             for z in c.zones { inv.line((z.purged ? "purged\t" : z.deleted ? "deleted\t" : "changed\t") + z.zoneID.zoneName) }
             inv.line("syncToken\t" + c.syncToken)

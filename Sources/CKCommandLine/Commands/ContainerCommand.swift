@@ -44,7 +44,7 @@ enum ContainerCommand {
             inv.line(JSON.object(["containers": .array(ids.map { .object(["identifier": .string($0), "current": .bool($0 == current)]) })]).pretty())
         case .jsonl:
             for id in ids { inv.line(JSON.object(["identifier": .string(id), "current": .bool(id == current)]).serialized()) }
-        case .plain:
+        case .plain, .name:
             for id in ids { inv.line(id) }
         case .table:
             var t = Table(["", "CONTAINER"])
@@ -82,7 +82,7 @@ enum ContainerCommand {
         switch try inv.outputFormat() {
         case .json: inv.line(json.pretty())
         case .jsonl: inv.line(json.serialized())
-        case .plain, .table:
+        case .plain, .name, .table:
             var rows: [(String, String)] = [("identifier", container.identifier), ("current", current == container.identifier ? "yes" : "no")]
             if let c = info["created"]?.int64Value { rows.append(("created", ISO8601.format(milliseconds: c))) }
             rows.append(("store", store.root))

@@ -29,11 +29,12 @@ enum DeviceCommand {
         switch try inv.outputFormat() {
         case .json: inv.line(JSON.object(["devices": .array(infos.map(infoJSON))]).pretty())
         case .jsonl: for i in infos { inv.line(infoJSON(i).serialized()) }
+        case .name: for i in infos { inv.line(i.name) }
         case .plain:
             for i in infos { inv.line([i.name, String(i.serverRecordCount), String(i.pendingSaves + i.pendingDeletes), i.lastSync.map { ISO8601.format(milliseconds: $0) } ?? "-"].joined(separator: "\t")) }
         case .table:
             if infos.isEmpty {
-                inv.line("No devices for user \(db.user); 'ck sync <device>' creates one.")
+                try inv.noteEmpty("no devices for user \(db.user); 'ck sync <device>' creates one")
                 return ExitCode.success
             }
             var t = Table(["DEVICE", "RECORDS", "PENDING", "LAST SYNC"])
@@ -41,7 +42,7 @@ enum DeviceCommand {
                 t.add([i.name, String(i.serverRecordCount), String(i.pendingSaves + i.pendingDeletes),
                        i.lastSync.map { ISO8601.format(milliseconds: $0) } ?? "never"])
             }
-            inv.out(t.aligned())
+            inv.out(t.aligned(width: inv.terminal.width))
         }
         return ExitCode.success
     }
@@ -65,6 +66,7 @@ enum DeviceCommand {
         switch try inv.outputFormat() {
         case .json: inv.line(infoJSON(i).pretty())
         case .jsonl: inv.line(infoJSON(i).serialized())
+        case .name: inv.line(i.name)
         case .plain, .table:
             var rows: [(String, String)] = [
                 ("device", i.name), ("user", "\(i.user) (\(i.userRecordName))"), ("container", i.containerID),
@@ -91,7 +93,7 @@ enum DeviceCommand {
             return ExitCode.failure
         }
         try Device.remove(name, database: db)
-        try inv.report(.object(["device": .string(name), "deleted": .bool(true), "pendingLost": .int(Int64(pending))]),
+        try inv.report(.object(["device": .string(name), "deleted": .bool(true), "pendingLost": .int(Int64(pending))]), name: name,
                        plain: name + "\tdeleted\t" + String(pending),
                        table: "Deleted device \(name)" + (pending > 0 ? " (\(SyncCommand.plural(pending, "unsynced edit")) lost)" : ""))
         return ExitCode.success

@@ -58,6 +58,7 @@ enum DeviceRecordsCommand {
         switch try inv.outputFormat() {
         case .json: inv.line(JSON.object(["records": .array(list.map(recordJSON))]).pretty())
         case .jsonl: for l in list { inv.line(recordJSON(l).serialized()) }
+        case .name: for l in list { inv.line(l.recordName) }
         case .plain:
             for l in list {
                 let cols = [l.zoneName, l.recordName, l.recordType, l.changeTag ?? "-", pendingText(l.pending)]
@@ -65,10 +66,10 @@ enum DeviceRecordsCommand {
                 inv.line(cols.joined(separator: "\t") + (fields.isEmpty ? "" : "\t" + fields))
             }
         case .table:
-            if list.isEmpty { inv.line(empty); return }
+            if list.isEmpty { try inv.noteEmpty(empty); return }
             var t = Table(["ZONE", "RECORD", "TYPE", "TAG", "PENDING", "FIELDS"])
             for l in list { t.add([l.zoneName, l.recordName, l.recordType, l.changeTag ?? "-", pendingText(l.pending), fieldText(l, escape: false)]) }
-            inv.out(t.aligned())
+            inv.out(t.aligned(width: inv.terminal.width))
         }
     }
 
@@ -80,7 +81,7 @@ enum DeviceRecordsCommand {
         let d = try device(inv)
         let zone = zoneFilter(inv)
         try printRecords(try d.records(zone: zone), inv,
-                         empty: "No records on \(d.name)\(zone.map { " in zone " + $0 } ?? ""); 'ck sync \(d.name)' fetches the server's.")
+                         empty: "no records on \(d.name)\(zone.map { " in zone " + $0 } ?? ""); 'ck sync \(d.name)' fetches the server's")
         return ExitCode.success
     }
 
@@ -114,7 +115,7 @@ enum DeviceRecordsCommand {
         let outcome = try d.delete(recordName: name, zone: zone)
         let dropped = outcome == .none
         try inv.report(.object(["recordName": .string(name), "zoneName": .string(zone), "device": .string(d.name),
-                                "pending": dropped ? .null : .string("delete")]),
+                                "pending": dropped ? .null : .string("delete")]), name: name,
                        plain: "\(zone)\t\(name)\t" + (dropped ? "dropped" : "delete"),
                        table: dropped ? "Dropped \(name) from \(d.name): the server never had it"
                                       : "Deleted \(name) in \(zone) on \(d.name) (pending until 'ck sync \(d.name)')")

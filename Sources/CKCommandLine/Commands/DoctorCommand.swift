@@ -22,7 +22,7 @@ enum DoctorCommand {
         switch try inv.outputFormat() {
         case .json: inv.line(JSON.object(["store": .string(store.root), "findings": .array(findings.map(\.json)), "ok": .bool(problems.isEmpty)]).pretty())
         case .jsonl: for f in findings { inv.line(f.json.serialized()) }
-        case .plain:
+        case .plain, .name:
             for f in findings { inv.line([f.severity.rawValue, f.place, f.message, f.fix, f.repaired ? "repaired" : ""].joined(separator: "\t")) }
         case .table:
             if findings.isEmpty { inv.line("No problems found in \(store.root).") }

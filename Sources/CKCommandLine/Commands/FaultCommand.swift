@@ -115,7 +115,7 @@ enum FaultCommand {
         switch try inv.outputFormat() {
         case .json: inv.line(JSON.object(["faults": .array(rules.map(json))]).pretty())
         case .jsonl: for r in rules { inv.line(json(r).serialized()) }
-        case .plain: for r in rules { inv.line([r.id, r.error.name, matching(r), how(r), String(r.fired)].joined(separator: "\t")) }
+        case .plain, .name: for r in rules { inv.line([r.id, r.error.name, matching(r), how(r), String(r.fired)].joined(separator: "\t")) }
         case .table:
             if rules.isEmpty { inv.line("No fault rules."); break }
             var t = Table(["ID", "ERROR", "MATCHES", "FIRES", "FIRED"])

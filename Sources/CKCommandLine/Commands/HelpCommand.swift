@@ -15,6 +15,7 @@ enum HelpCommand {
         "exit-codes": exitCodes,
         "environment": environment,
         "formats": formats,
+        "output": formats,
         "store": store,
         "predicates": predicates,
         "model": model,
@@ -88,23 +89,44 @@ enum HelpCommand {
     }
 
     static func formats() -> String {
-        """
+        var out = """
         OUTPUT FORMATS
 
-        -o table   aligned text for people; the default when stdout is a terminal
+        -o table   aligned text for people; the default when stdout is a terminal.
+                   Lists are tables of one row per record (fields summarised and cut
+                   to the terminal's width); one saved or fetched record is a block.
+                   An empty list prints nothing on stdout and 'ck: no records' (or
+                   the like) on stderr. 'record save --batch' on a terminal prints
+                   a page of rows and a summary; -o or a pipe gives every row.
         -o plain   tab-separated lines for scripts; the default when stdout is piped.
-                   Records print as name, type, change tag, then field=value columns;
-                   tabs, newlines and backslashes in values are escaped as \\t, \\n, \\\\.
-        -o json    one JSON document; records use the CloudKit Web Services record
-                   dictionary inside {"records": [...]}
-        -o jsonl   one compact JSON object per line
+                   Tabs, newlines and backslashes in values are escaped as \\t, \\n,
+                   \\\\. Columns, in this order:
+                     record        name, type, change tag, zone, then key=value fields
+                     deletion      name, type, deleted
+                     zone          name, owner, capabilities
+                     subscription  id, kind, what it watches
+                     notification  id, type, what, device, subscription, read
+                     device        name, records, pending edits, last sync
+        -o json    one JSON document, the CloudKit Web Services shapes: records in
+                   {"records": [...]}, failed items apart in "errors" (recordName,
+                   reason, serverErrorCode), a query's "continuationMarker"; zones
+                   in {"zones"}, subscriptions, notifications; changes with
+                   "syncToken" and "moreComing"
+        -o jsonl   one compact JSON object per line (changes end with a syncToken
+                   line; failed items are only in the stderr error)
+        -o name    only names, one per line, for xargs:
+
+        """
+        for n in OutputFormat.names { out += "             " + n.command.padding(toLength: 33, withPad: " ", startingAt: 0) + n.prints + "\n" }
+        out += """
 
         Errors print on stderr as 'ck: <ckErrorName> (<code>): <reason>' and a 'hint:'
         line; with -o json or jsonl the error is a JSON object on stderr instead.
-        The json and jsonl shapes are a promise: fields are added, never removed or
-        renamed.
+        The json, jsonl, plain and name outputs are a promise: keys and columns are
+        added, never removed, renamed or reordered. See docs/cli.md, section 3.
 
         """
+        return out
     }
 
     static func predicates() -> String {

@@ -53,11 +53,24 @@ final class Invocation {
     var quiet: Bool { parsed.flag("quiet") }
     var color: Bool { terminal.stderrIsTTY && !parsed.flag("no-color") && terminal.environment["NO_COLOR"] == nil }
 
+    /// The output format: -o, else CK_OUTPUT, else table on a terminal and plain when piped. A command that
+    /// prints no names (see `OutputFormat.names`) refuses `-o name`, and takes CK_OUTPUT=name as plain.
     func outputFormat() throws(UsageError) -> OutputFormat {
         guard let v = setting("output", env: "CK_OUTPUT") else { return terminal.stdoutIsTTY ? .table : .plain }
-        guard let f = OutputFormat(rawValue: v) else { throw UsageError("CK_OUTPUT='\(v)' is not one of table, json, jsonl, plain") }
+        guard let f = OutputFormat(rawValue: v) else {
+            throw UsageError("CK_OUTPUT='\(v)' is not one of \(OutputFormat.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+        if f == .name && !OutputFormat.names.contains(where: { $0.command == command.path }) {
+            guard parsed.value("output") == nil else {
+                throw UsageError("-o name: '\(command.path)' prints no names; use -o plain or -o json (see 'ck help output')", command: command.path)
+            }
+            return .plain
+        }
         return f
     }
+
+    /// True when people read the output: no format was asked for and stdout is a terminal.
+    var onTerminal: Bool { setting("output", env: "CK_OUTPUT") == nil && terminal.stdoutIsTTY }
 
     func environment() throws(UsageError) -> Environment {
         guard let v = setting("env", env: "CK_ENV") else { return .development }
@@ -140,18 +153,33 @@ final class Invocation {
     func line(_ s: String) { out(s + "\n") }
 
     /// Prints the outcome of a command in the chosen format: an object for json/jsonl, a line for scripts, a sentence for people.
-    func report(_ json: JSON, plain: String, table: String) throws {
+    func report(_ json: JSON, name: String? = nil, plain: String, table: String) throws {
         switch try outputFormat() {
         case .json: line(json.pretty())
         case .jsonl: line(json.serialized())
         case .plain: line(plain)
         case .table: line(table)
+        case .name: line(name ?? plain)
         }
+    }
+
+    /// Prints a response: pretty JSON for json, its lines for jsonl (other formats are the caller's).
+    func printJSON(_ json: @autoclosure () -> JSON, lines: @autoclosure () -> [JSON]) throws {
+        switch try outputFormat() {
+        case .json: line(json().pretty())
+        case .jsonl: for l in lines() { line(l.serialized()) }
+        case .plain, .table, .name: break
+        }
+    }
+
+    /// Says on stderr that a list is empty, for people only (table format): stdout stays empty.
+    func noteEmpty(_ what: String) throws {
+        if try outputFormat() == .table { note(what) }
     }
 
     /// Prints `name value` rows of a `show` command: aligned for people, `name<TAB>value` (escaped) for scripts.
     func printRows(_ rows: [(String, String)]) throws {
-        if try outputFormat() == .plain {
+        if try outputFormat() != .table {
             for r in rows { line(r.0 + "\t" + RecordText.escape(r.1)) }
         } else {
             let width = rows.map(\.0.count).max() ?? 0

@@ -61,7 +61,7 @@ enum KVReadCommands {
         switch try inv.outputFormat() {
         case .json: inv.line(JSON.object(["keys": .array(list.map(\.json))]).pretty())
         case .jsonl: for i in list { inv.line(i.json.serialized()) }
-        case .plain, .table:
+        case .plain, .name, .table:
             var t = Table(onDevice ? ["KEY", "TYPE", "SIZE", "PENDING"] : ["KEY", "TYPE", "SIZE"])
             for i in list {
                 t.add([i.key, i.value.typeName, String(i.value.size)] + (onDevice ? [i.pending == true ? "yes" : "-"] : []))
@@ -100,7 +100,7 @@ enum KVReadCommands {
             switch try inv.outputFormat() {
             case .json: inv.line(JSON.object(o).pretty())
             case .jsonl: inv.line(JSON.object(o).serialized())
-            case .plain, .table:
+            case .plain, .name, .table:
                 try inv.printRows([("device", d.name), ("user", db.user)] + usageRows(i.usage) + [
                     ("pending", String(i.pending)), ("events", String(i.events)),
                     ("last sync", i.lastSync.map { ISO8601.format(milliseconds: $0) } ?? "never"),
@@ -116,7 +116,7 @@ enum KVReadCommands {
         switch try inv.outputFormat() {
         case .json: inv.line(JSON.object(o).pretty())
         case .jsonl: inv.line(JSON.object(o).serialized())
-        case .plain, .table: try inv.printRows([("user", db.user)] + usageRows(u) + [("file", store.path)])
+        case .plain, .name, .table: try inv.printRows([("user", db.user)] + usageRows(u) + [("file", store.path)])
         }
         return ExitCode.success
     }

@@ -22,9 +22,8 @@ enum KVSyncCommand {
         let device = try Device.open(name, database: try inv.database())
         let report = try KeyValueSync(device: device).sync()
         switch try inv.outputFormat() {
-        case .json: inv.line(json(report).pretty())
-        case .jsonl: inv.line(json(report).serialized())
-        case .plain: for l in plainLines(report) { inv.line(l) }
+        case .json, .jsonl: try inv.printJSON(report.json, lines: [report.json])
+        case .plain, .name: for l in plainLines(report) { inv.line(l) }
         case .table:
             inv.line(summary(report))
             for l in detailLines(report) { inv.line(l) }
@@ -39,19 +38,6 @@ enum KVSyncCommand {
         throw CKError(.partialFailure, "\(SyncCommand.plural(r.refused.count, "key-value write")) over quota \(r.refused.count == 1 ? "stays" : "stay") on device '\(r.device)'",
                       hint: "remove keys or store less, then sync again; 'ck kv events \(r.device)' shows the quotaViolationChange",
                       items: r.refused.map { CKError.ItemFailure(id: $0.key, error: CKError(.quotaExceeded, $0.reason)) })
-    }
-
-    static func eventJSON(_ e: KVEvent) -> JSON {
-        .object(["id": .int(e.id), "at": .int(e.at), "name": .string(KVEvent.notificationName), "reason": .string(e.reason.rawValue),
-                 "userInfo": e.userInfo])
-    }
-
-    static func json(_ r: KVSyncReport) -> JSON {
-        .object(["device": .string(r.device), "syncedAt": .int(r.syncedAt),
-                 "pushed": .array(r.pushed.map { .string($0) }), "pulled": .array(r.pulled.map { .string($0) }),
-                 "overridden": .array(r.overridden.map { .string($0) }),
-                 "refused": .array(r.refused.map { .object(["key": .string($0.key), "reason": .string($0.reason)]) }),
-                 "events": .array(r.events.map(eventJSON)), "skipped": r.skipped.map { .string($0) } ?? .null])
     }
 
     static func plainLines(_ r: KVSyncReport) -> [String] {
@@ -84,9 +70,9 @@ enum KVSyncCommand {
         let device = try Device.open(name, database: try inv.database(), create: false)
         let list = try device.keyValueEvents(since: since)
         switch try inv.outputFormat() {
-        case .json: inv.line(JSON.object(["device": .string(name), "events": .array(list.map(eventJSON))]).pretty())
-        case .jsonl: for e in list { inv.line(eventJSON(e).serialized()) }
-        case .plain, .table:
+        case .json: inv.line(JSON.object(["device": .string(name), "events": .array(list.map(\.json))]).pretty())
+        case .jsonl: for e in list { inv.line(e.json.serialized()) }
+        case .plain, .table, .name:
             var t = Table(["ID", "TIME", "REASON", "KEYS"])
             for e in list { t.add([String(e.id), ISO8601.format(milliseconds: e.at), e.reason.rawValue, e.keys.joined(separator: ",")]) }
             if try inv.outputFormat() == .plain { inv.out(t.plain()); break }

@@ -14,7 +14,7 @@ enum ModelCheckCommand {
                                   "files": .array(model.files.map { .string($0) })]).pretty())
         case .jsonl:
             for f in findings { inv.line(f.json.serialized()) }
-        case .plain:
+        case .plain, .name:
             for f in findings {
                 inv.line([f.location.description, f.severity.rawValue, f.rule, f.subject, f.summary, f.message ?? "", f.fix ?? ""]
                     .map(RecordText.escape).joined(separator: "\t"))

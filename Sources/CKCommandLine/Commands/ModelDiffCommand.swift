@@ -24,7 +24,7 @@ enum ModelDiffCommand {
                                   "other": .array(d.other.map(\.json))]).pretty())
         case .jsonl:
             for c in d.all { inv.line(c.json.serialized()) }
-        case .plain, .table:
+        case .plain, .name, .table:
             for c in d.all { inv.line(c.summary) }
             if try inv.outputFormat() == .table {
                 if d.all.isEmpty { inv.line("No differences: \(against) has the model's schema.") }

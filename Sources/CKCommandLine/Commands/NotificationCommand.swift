@@ -42,21 +42,22 @@ enum NotificationCommand {
             try Names.validateDeviceName(device)
             list = list.filter { $0.deviceID != device }
         }
+        let response = NotificationsResponse(notifications: list)
         switch try inv.outputFormat() {
-        case .json: inv.line(JSON.object(["notifications": .array(list.map { $0.json(withRead: true) })]).pretty())
-        case .jsonl: for n in list { inv.line(n.json(withRead: true).serialized()) }
+        case .json, .jsonl: try inv.printJSON(response.json, lines: response.jsonLines)
+        case .name: for n in list { inv.line(n.notificationID) }
         case .plain:
             var t = Table([])
             for n in list { t.add([n.notificationID, n.kind.rawValue, what(n), n.deviceID, n.subscriptionID, n.read ? "read" : "unread"]) }
             inv.out(t.plain())
         case .table:
-            if list.isEmpty { inv.line("No notifications."); return ExitCode.success }
+            if list.isEmpty { try inv.noteEmpty("no notifications"); return ExitCode.success }
             var t = Table(["ID", "TIME", "TYPE", "WHAT", "FROM", "SUBSCRIPTION", "READ"])
             for n in list {
                 t.add([n.notificationID, ISO8601.format(milliseconds: n.time), n.kind.rawValue, what(n), n.deviceID, n.subscriptionID,
                        n.read ? "yes" : "no"])
             }
-            inv.out(t.aligned())
+            inv.out(t.aligned(width: inv.terminal.width))
         }
         return ExitCode.success
     }
@@ -67,10 +68,10 @@ enum NotificationCommand {
             throw UsageError("give notification IDs or --all (not both)", command: inv.command.path)
         }
         let marked = try inv.database().markNotificationsRead(all ? nil : inv.positionals)
+        let response = NotificationsMarkedRead(notificationIDs: marked)
         switch try inv.outputFormat() {
-        case .json: inv.line(JSON.object(["marked": .array(marked.map { .string($0) })]).pretty())
-        case .jsonl: for id in marked { inv.line(JSON.object(["notificationID": .string(id), "read": .bool(true)]).serialized()) }
-        case .plain: for id in marked { inv.line(id) }
+        case .json, .jsonl: try inv.printJSON(response.json, lines: response.jsonLines)
+        case .plain, .name: for id in marked { inv.line(id) }
         case .table: inv.line("Marked \(marked.count) notification\(marked.count == 1 ? "" : "s") read")
         }
         return ExitCode.success

@@ -88,21 +88,25 @@ enum QueryCommand {
         let db = try inv.database()
         if inv.parsed.flag("explain") { return try explain(req, db: db, inv: inv) }
         let format = try inv.outputFormat()
+        // json is one document and a table is aligned over all rows: they wait for the last page.
+        let whole = format == .json || format == .table
         var all: [Record] = []
         var cursor: String?
         repeat {
             let page = try db.query(req, zone: inv.zone)
             cursor = page.cursor
-            if format == .json { all += page.records } else { try RecordCommand.printResults(page.records.map { .saved($0) }, inv, keys: req.desiredKeys) }
+            if whole {
+                all += page.records
+            } else {
+                try RecordCommand.printResponse(RecordsResponse(query: page.records, continuationMarker: nil, keys: req.desiredKeys), inv, list: true)
+            }
             req.cursor = cursor
         } while inv.parsed.flag("all") && cursor != nil
-        if format == .json {
-            var env: [String: JSON] = ["records": .array(try all.map { try RecordCommand.recordJSON($0, inv, keys: req.desiredKeys) })]
-            if let cursor { env["continuationMarker"] = .string(cursor) }
-            inv.line(JSON.object(env).pretty())
-        } else if let cursor {
-            inv.note("more results: --cursor \(cursor)")
+        if whole {
+            try RecordCommand.printResponse(RecordsResponse(query: all, continuationMarker: format == .json ? cursor : nil, keys: req.desiredKeys),
+                                            inv, list: true)
         }
+        if let cursor, format != .json { inv.note("more results: --cursor \(cursor)") }
         return ExitCode.success
     }
 
@@ -129,6 +133,8 @@ enum QueryCommand {
                 "indexes": .array(plan.requiredIndexes.map { .string("\($0.field) \($0.index)") }),
             ])
             inv.line(try inv.outputFormat() == .json ? j.pretty() : j.serialized())
+        case .name:
+            throw UsageError("--explain prints no names; use -o plain or -o json", command: inv.command.path)
         case .plain, .table:
             inv.line("record type: \(plan.recordType) (\(try inv.environment().rawValue))")
             inv.line("predicate:   \(text.isEmpty ? "TRUEPREDICATE" : text)")

@@ -54,7 +54,7 @@ enum QuotaCommand {
             try inv.report(.object(["user": user.map { .string($0) } ?? .null, "quota": u.limit.map { .int($0) } ?? .null,
                                     "used": .int(u.used), "byZone": map(u.byZone), "byRecordType": map(u.byType)]),
                            plain: "", table: "")
-        case .plain:
+        case .plain, .name:
             inv.line("quota\t" + (u.limit.map(String.init) ?? "none"))
             inv.line("used\t\(u.used)")
             for z in u.byZone.keys.sorted() { inv.line("zone\t\(z)\t\(u.byZone[z] ?? 0)") }

@@ -9,55 +9,84 @@ enum RecordCommand {
                    ("ck record fetch note-1 -o json", "Fetch a record as JSON.")],
         subcommands: [RecordSaveCommand.spec, RecordFetchCommand.spec, RecordDeleteCommand.spec])
 
-    /// Prints the results of a save, fetch or delete in order: records, deletions, and (in JSON) failures.
-    /// Failures also end the command with an error on stderr.
-    static func printResults(_ results: [RecordResult], _ inv: Invocation, keys: [String]? = nil) throws {
-        let format = try inv.outputFormat()
-        var items: [JSON] = []
-        var blocks: [(record: Bool, text: String)] = []
-        for r in results {
-            switch (r, format) {
-            case (.saved(let rec), .json), (.saved(let rec), .jsonl): items.append(try recordJSON(rec, inv, keys: keys))
-            case (.saved(let rec), .plain): inv.line(RecordText.plain(keys == nil ? rec : limited(rec, keys)))
-            case (.saved(let rec), .table): blocks.append((true, RecordText.table(rec, keys: keys) + "\n"))
-            case (.deleted(let n, let t, _), .json), (.deleted(let n, let t, _), .jsonl):
-                items.append(.object(["recordName": .string(n), "recordType": .string(t), "deleted": .bool(true)]))
-            case (.deleted(let n, let t, _), .plain): inv.line("\(n)\t\(t)\tdeleted")
-            case (.deleted(let n, let t, let cascade), .table):
-                blocks.append((false, "Deleted \(t) \(n)" + (cascade ? " (DELETE_SELF reference to a deleted record)" : "") + "\n"))
-            case (.failed(let n, let e), .json): items.append(failureJSON(.init(id: n, error: e)))
-            case (.failed, _): break
+    /// Prints the results of a save, fetch or delete in request order (see `printResponse`).
+    static func printResults(_ results: [RecordResult], _ inv: Invocation, keys: [String]? = nil, list: Bool = false) throws {
+        try printResponse(RecordsResponse(results: results, keys: keys), inv, list: list)
+    }
+
+    /// Prints a records response: its Web Services JSON, plain lines, names, or for people one block for a single
+    /// record (unless `list`) and otherwise a table of one row per record. Failures print nowhere here: the
+    /// command ends with them as its error. `page` limits the table's rows (the caller says how many were left out).
+    static func printResponse(_ response: RecordsResponse, _ inv: Invocation, list: Bool, page: Int? = nil) throws {
+        switch try inv.outputFormat() {
+        case .json, .jsonl:
+            let db = try assetDatabase(response.records.compactMap { item in
+                if case .record(let r) = item { return r }
+                return nil
+            }, inv)
+            try inv.printJSON(response.json(database: db), lines: response.jsonLines(database: db))
+        case .plain:
+            for item in response.records {
+                switch item {
+                case .record(let r): inv.line(RecordText.plain(limited(r, response.keys)))
+                case .deleted(let name, let type, _): inv.line(RecordText.plainDeleted(name, type))
+                }
             }
-        }
-        switch format {
-        case .json: inv.line(JSON.object(["records": .array(items)]).pretty())
-        case .jsonl: for i in items { inv.line(i.serialized()) }
+        case .name:
+            for item in response.records { inv.line(item.recordName) }
         case .table:
-            // A blank line between record blocks; deletions are one line each.
-            for (i, b) in blocks.enumerated() {
-                if i > 0 && (b.record || blocks[i - 1].record) { inv.out("\n") }
-                inv.out(b.text)
+            if response.records.isEmpty {
+                if response.errors.isEmpty { try inv.noteEmpty("no records") }
+                return
             }
-        case .plain: break
+            if !list, response.records.count == 1, case .record(let r)? = response.records.first {
+                inv.line(RecordText.table(r, keys: response.keys))
+                return
+            }
+            let deletions = response.records.compactMap { item -> String? in
+                guard case .deleted(let name, let type, let cascade) = item else { return nil }
+                return "Deleted \(type) \(name)" + (cascade ? " (DELETE_SELF reference to a deleted record)" : "")
+            }
+            if !list, deletions.count == response.records.count {
+                for d in deletions { inv.line(d) }
+                return
+            }
+            inv.out(table(response, page: page, width: inv.terminal.width))
         }
     }
 
-    /// A record dictionary as a fetch answers it: asset values carry their local `downloadURL`.
+    /// One row per record: name, type, change tag, zone (when they span zones), and the fields summarised.
+    static func table(_ response: RecordsResponse, page: Int?, width: Int?) -> String {
+        var zones = Set<String>()
+        for case .record(let r) in response.records { zones.insert(r.zoneID.zoneName) }
+        let showZone = zones.count > 1
+        var t = Table(["NAME", "TYPE", "TAG"] + (showZone ? ["ZONE"] : []) + ["FIELDS"])
+        for item in response.records.prefix(page ?? response.records.count) {
+            switch item {
+            case .record(let r):
+                t.add([r.recordName, r.recordType, r.changeTag] + (showZone ? [r.zoneID.zoneName] : [])
+                      + [RecordText.fieldSummary(limited(r, response.keys).fields)])
+            case .deleted(let name, let type, let cascade):
+                t.add([name, type, "-"] + (showZone ? ["-"] : []) + [cascade ? "(deleted by a DELETE_SELF reference)" : "(deleted)"])
+            }
+        }
+        return t.aligned(width: width)
+    }
+
+    /// One record's response dictionary, for commands that print a record outside a `RecordsResponse` (cktool's).
     static func recordJSON(_ r: Record, _ inv: Invocation, keys: [String]? = nil) throws -> JSON {
-        guard r.fields.values.contains(where: { $0.type.base == .asset }) else { return r.json(keys: keys) }
-        return try inv.database().responseJSON(r, keys: keys)
+        try assetDatabase([r], inv)?.responseJSON(r, keys: keys) ?? r.json(keys: keys)
+    }
+
+    /// The database when a record has assets (their JSON carries a local `downloadURL`, which needs it), else nil.
+    static func assetDatabase(_ records: [Record], _ inv: Invocation) throws -> CKDatabase? {
+        records.contains { $0.fields.values.contains { $0.type.base == .asset } } ? try inv.database() : nil
     }
 
     static func limited(_ r: Record, _ keys: [String]?) -> Record {
         var copy = r
         if let keys { copy.fields = r.fields.filter { keys.contains($0.key) } }
         return copy
-    }
-
-    /// A Web Services record fetch error dictionary.
-    static func failureJSON(_ f: CKError.ItemFailure) -> JSON {
-        .object(["recordName": .string(f.id), "serverErrorCode": .string(f.error.serverErrorCode),
-                 "reason": .string(f.error.reason), "ckErrorCode": .string(f.error.code.name)])
     }
 
     /// The error a command ends with when some items failed: the item's own error for one, partialFailure for several.

@@ -236,7 +236,7 @@ enum RecordSaveCommand {
                 }
             }
         }
-        return try finish(db, requests: requests, inv: inv, total: lines.count, atomic: atomic)
+        return try finish(db, requests: requests, inv: inv, total: lines.count, atomic: atomic, batch: true)
     }
 
     /// Lines grouped into requests of at most 200 operations and 2 MB of JSON (the text is at least as long
@@ -270,6 +270,23 @@ enum RecordSaveCommand {
         return try RecordOperation(json: json, path: "\(label):\(lineNo)", policy: policy)
     }
 
+    /// The last line of a batch on a terminal: what it did, and how many rows the page left out.
+    static func summary(_ results: [RecordResult], shown: Int?) -> String {
+        var saved = 0, deleted = 0, failed = 0
+        for r in results {
+            switch r {
+            case .saved: saved += 1
+            case .deleted: deleted += 1
+            case .failed: failed += 1
+            }
+        }
+        let counts = [(saved, "saved"), (deleted, "deleted"), (failed, "failed")].filter { $0.0 > 0 || $0.1 == "saved" }
+        var text = "Batch of \(results.count) operation\(results.count == 1 ? "" : "s"): " + counts.map { "\($0.0) \($0.1)" }.joined(separator: ", ")
+        let rows = saved + deleted
+        if let shown, rows > shown { text += " (showing the first \(shown); all of them with -o plain or -o json)" }
+        return text
+    }
+
     /// Splits operations into requests of at most 200, saying so when it does.
     static func chunks(_ ops: [RecordOperation], inv: Invocation) -> [[RecordOperation]] {
         noteRequests(ops.count, inv: inv)
@@ -285,11 +302,14 @@ enum RecordSaveCommand {
         }
     }
 
-    /// Applies requests under one lock and prints their results once they are durable.
+    /// Applies requests under one lock and prints their results once they are durable. A `batch` prints as a
+    /// list; on a terminal (no -o, stdout a tty) it prints a summary and at most a page of rows.
     static func finish<S: Sequence>(_ db: CKDatabase, requests: S, inv: Invocation, total: Int, atomic: Bool = false,
-                                    stagedAssets: [String: [UInt8]] = [:]) throws -> Int32 where S.Element == [RecordOperation] {
+                                    batch: Bool = false, stagedAssets: [String: [UInt8]] = [:]) throws -> Int32 where S.Element == [RecordOperation] {
         let format = try inv.outputFormat()
         let keys = RecordCommand.keys(inv)
+        // json is one document and a table is aligned over all rows: both wait for the end; the others stream.
+        let whole = format == .json || format == .table
         var failures: [CKError.ItemFailure] = []
         var kept: [RecordResult] = []
         // Results print only once synced: what ck prints as saved is on disk.
@@ -298,12 +318,12 @@ enum RecordSaveCommand {
         var done = 0
         let progress = Progress(inv, total: total, verb: "saved")
         try db.modify(requests: requests, zone: inv.zone, atomic: atomic, stagedAssets: stagedAssets, durable: {
-            if format != .json && format != .table { inv.release(held); held = inv.holdOutput() }
+            if !whole { inv.release(held); held = inv.holdOutput() }
         }) { result in
             done += result.results.count
             progress.update(done)
             failures += result.failures
-            if format == .json || format == .table {
+            if whole {
                 kept += result.results
             } else {
                 do { try RecordCommand.printResults(result.results, inv, keys: keys) } catch { printError = error }
@@ -311,7 +331,13 @@ enum RecordSaveCommand {
         }
         progress.finish()
         if let printError { throw printError }
-        if !kept.isEmpty || format == .json { try RecordCommand.printResults(kept, inv, keys: keys) }
+        if format == .table && batch {
+            let page = inv.onTerminal ? max(inv.terminal.height - 4, 5) : nil
+            try RecordCommand.printResponse(RecordsResponse(results: kept, keys: keys), inv, list: true, page: page)
+            inv.line(summary(kept, shown: page))
+        } else if !kept.isEmpty || format == .json {
+            try RecordCommand.printResults(kept, inv, keys: keys)
+        }
         inv.release(held)
         if let e = RecordCommand.failure(failures, total: total, verb: "save") {
             if failures.contains(where: { $0.error.code == .batchRequestFailed }) {

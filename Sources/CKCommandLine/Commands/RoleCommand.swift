@@ -54,7 +54,7 @@ enum RoleCommand {
         switch try inv.outputFormat() {
         case .json: inv.line(JSON.object(["roles": .array(roles.map { r in .object(["role": .string(r), "users": .array(holders(r).map { .string($0) })]) })]).pretty())
         case .jsonl: for r in roles { inv.line(JSON.object(["role": .string(r), "users": .array(holders(r).map { .string($0) })]).serialized()) }
-        case .plain: for r in roles { inv.line(([r] + holders(r)).joined(separator: "\t")) }
+        case .plain, .name: for r in roles { inv.line(([r] + holders(r)).joined(separator: "\t")) }
         case .table:
             if roles.isEmpty { inv.line("No custom roles in the \(env.rawValue) schema; add CREATE ROLE <name>; and import it."); break }
             var t = Table(["ROLE", "USERS"])

@@ -74,7 +74,7 @@ enum SchemaCommand {
         switch try inv.outputFormat() {
         case .json: inv.line(JSON.object(extra.merging(["changes": .array(changes.map(\.json))]) { a, _ in a }).pretty())
         case .jsonl: for c in changes { inv.line(c.json.serialized()) }
-        case .plain, .table:
+        case .plain, .name, .table:
             if changes.isEmpty { if try inv.outputFormat() == .table { inv.line(none) } } else { for c in changes { inv.line(c.summary) } }
         }
     }
@@ -97,7 +97,7 @@ enum SchemaCommand {
                              "sortable": .bool(f.sortable), "searchable": .bool(f.searchable)]) } }),
                     "grants": .array(t.normalizedGrants.map { .object(["role": .string($0.role), "permissions": .array($0.permissions.map { .string($0.rawValue) })]) })])
                 inv.line(try inv.outputFormat() == .json ? j.pretty() : j.serialized())
-            case .plain:
+            case .plain, .name:
                 for n in names { if let f = fields[n] { inv.line([n, f.schemaTypeName, indexList(f)].joined(separator: "\t")) } }
             case .table:
                 var table = Table(["FIELD", "TYPE", "INDEXES"])
@@ -113,7 +113,7 @@ enum SchemaCommand {
             let j = JSON.object(["environment": .string(env.rawValue), "roles": .array(schema.roles.map { .string($0) }),
                                  "recordTypes": .array(names.map { n in .object(["name": .string(n), "fields": .int(Int64(schema.recordTypes[n]?.fields.filter { RecordTypeSchema.systemFields[$0.key] == nil }.count ?? 0))]) })])
             inv.line(try inv.outputFormat() == .json ? j.pretty() : j.serialized())
-        case .plain:
+        case .plain, .name:
             for n in names { inv.line(n) }
         case .table:
             if names.isEmpty { inv.line("No record types in the \(env.rawValue) schema.") ; return ExitCode.success }
@@ -157,7 +157,7 @@ enum SchemaCommand {
         let changes = try inv.container().validateImport(schema, file: label, environment: .development)
         switch try inv.outputFormat() {
         case .json, .jsonl: inv.line(JSON.object(["isValid": .bool(true), "changes": .int(Int64(changes.count))]).serialized())
-        case .plain, .table: inv.line("✅ Schema is valid.")
+        case .plain, .name, .table: inv.line("✅ Schema is valid.")
         }
         return ExitCode.success
     }

@@ -113,18 +113,19 @@ enum SubscriptionCommand {
     static func list(_ inv: Invocation) throws -> Int32 {
         guard inv.positionals.isEmpty else { throw UsageError("list takes no arguments", command: inv.command.path) }
         let subs = try inv.database().subscriptions()
+        let response = SubscriptionsResponse(subscriptions: subs)
         switch try inv.outputFormat() {
-        case .json: inv.line(JSON.object(["subscriptions": .array(subs.map(\.json))]).pretty())
-        case .jsonl: for s in subs { inv.line(s.json.serialized()) }
+        case .json, .jsonl: try inv.printJSON(response.json, lines: response.jsonLines)
+        case .name: for s in subs { inv.line(s.subscriptionID) }
         case .plain:
             var t = Table([])
             for s in subs { t.add([s.subscriptionID, s.kind.name, watches(s)]) }
             inv.out(t.plain())
         case .table:
-            if subs.isEmpty { inv.line("No subscriptions in the \(try inv.scope().rawValue) database."); return ExitCode.success }
+            if subs.isEmpty { try inv.noteEmpty("no subscriptions in the \(try inv.scope().rawValue) database"); return ExitCode.success }
             var t = Table(["ID", "KIND", "WATCHES"])
             for s in subs { t.add([s.subscriptionID, s.kind.name, watches(s)]) }
-            inv.out(t.aligned())
+            inv.out(t.aligned(width: inv.terminal.width))
         }
         return ExitCode.success
     }
@@ -132,8 +133,8 @@ enum SubscriptionCommand {
     static func show(_ inv: Invocation) throws -> Int32 {
         let s = try inv.database().subscription(try inv.single("subscription ID"))
         switch try inv.outputFormat() {
-        case .json: inv.line(s.json.pretty())
-        case .jsonl: inv.line(s.json.serialized())
+        case .json, .jsonl: try inv.printJSON(s.json, lines: [s.json])
+        case .name: inv.line(s.subscriptionID)
         case .plain, .table:
             let info = s.notificationInfo
             var rows: [(String, String)] = [("id", s.subscriptionID), ("kind", s.kind.name), ("database", s.database.rawValue),
@@ -166,9 +167,10 @@ enum SubscriptionCommand {
                 failures.append(.init(id: id, error: error))
             }
         }
+        let response = SubscriptionDeletions(deleted: deleted, errors: failures)
         switch try inv.outputFormat() {
-        case .json: inv.line(JSON.object(["deleted": .array(deleted.map { .string($0) })]).pretty())
-        case .jsonl: for id in deleted { inv.line(JSON.object(["subscriptionID": .string(id), "deleted": .bool(true)]).serialized()) }
+        case .json, .jsonl: try inv.printJSON(response.json, lines: response.jsonLines)
+        case .name: for id in deleted { inv.line(id) }
         case .plain: for id in deleted { inv.line(id + "\tdeleted") }
         case .table: for id in deleted { inv.line("Deleted subscription \(id)") }
         }

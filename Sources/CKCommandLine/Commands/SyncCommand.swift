@@ -65,33 +65,6 @@ enum SyncCommand {
         return ExitCode.success
     }
 
-    static func ref(_ r: SyncReport.RecordRef) -> JSON {
-        .object(["zoneName": .string(r.zoneName), "recordName": .string(r.recordName)])
-    }
-
-    static func mergeJSON(_ m: SyncReport.Merge) -> JSON {
-        var o: [String: JSON] = ["zoneName": .string(m.zoneName), "recordName": .string(m.recordName),
-                                 "mergedKeys": .array(m.mergedKeys.map { .string($0) }),
-                                 "conflicts": .array(m.conflicts.map { .object(["key": .string($0.key), "winner": .string($0.winner.rawValue)]) })]
-        if let kept = m.deleteKept { o["deleteKept"] = .bool(kept) }
-        return .object(o)
-    }
-
-    static func pulledJSON(_ p: SyncReport.ZonePull) -> JSON {
-        .object(["zoneName": .string(p.zoneName), "saved": .int(Int64(p.saved)), "deleted": .int(Int64(p.deleted)),
-                 "zoneDeleted": .bool(p.zoneDeleted)])
-    }
-
-    static func droppedJSON(_ d: SyncReport.Dropped) -> JSON {
-        .object(["zoneName": .string(d.zoneName), "recordName": .string(d.recordName), "reason": .string(d.reason)])
-    }
-
-    static func keptJSON(_ k: SyncReport.Kept) -> JSON {
-        var o: [String: JSON] = ["zoneName": .string(k.zoneName), "error": k.error.json]
-        if let n = k.recordName { o["recordName"] = .string(n) }
-        return .object(o)
-    }
-
     /// `title (conflict: server)`-style text for a merge.
     static func mergeText(_ m: SyncReport.Merge) -> String {
         var parts = m.mergedKeys
@@ -102,35 +75,8 @@ enum SyncCommand {
     /// Prints the report; `kv`, when given, adds the key-value sync (only when it did something, outside JSON).
     static func print(_ r: SyncReport, _ inv: Invocation, kv: KVSyncReport? = nil) throws {
         switch try inv.outputFormat() {
-        case .json:
-            inv.line(JSON.object([
-                "device": .string(r.device), "syncedAt": .int(r.syncedAt),
-                "pushed": .object(["saves": .array(r.pushedSaves.map(ref)), "deletes": .array(r.pushedDeletes.map(ref))]),
-                "merges": .array(r.merges.map(mergeJSON)), "pulled": .array(r.pulled.map(pulledJSON)),
-                "refetched": .array(r.refetched.map { .string($0) }), "dropped": .array(r.dropped.map(droppedJSON)),
-                "kept": .array(r.kept.map(keptJSON)),
-                "accountChange": r.accountChange.map(accountJSON) ?? .null,
-                "errors": .array(r.errors.map(errorJSON)), "retries": .array(r.retries.map(retryJSON)),
-                "waited": .double(r.waited), "recreated": .array(r.recreated.map { .string($0) }),
-                "quotaExceeded": .bool(r.quotaExceeded), "stopped": r.stopped.map(\.json) ?? .null,
-            ]
-            .merging(kv.map { ["keyValue": KVSyncCommand.json($0)] } ?? [:]) { $1 }).pretty())
-        case .jsonl:
-            func event(_ name: String, _ j: JSON) { inv.line(JSON.object((j.objectValue ?? [:]).merging(["event": .string(name)]) { $1 }).serialized()) }
-            if let a = r.accountChange { event("accountChange", accountJSON(a)) }
-            for p in r.pushedSaves { event("pushedSave", ref(p)) }
-            for p in r.pushedDeletes { event("pushedDelete", ref(p)) }
-            for m in r.merges { event("merged", mergeJSON(m)) }
-            for p in r.pulled { event("pulled", pulledJSON(p)) }
-            for z in r.refetched { event("refetched", .object(["zoneName": .string(z)])) }
-            for d in r.dropped { event("dropped", droppedJSON(d)) }
-            for k in r.kept { event("kept", keptJSON(k)) }
-            for e in r.errors { event("error", errorJSON(e)) }
-            for t in r.retries { event("retry", retryJSON(t)) }
-            for z in r.recreated { event("recreated", .object(["zoneName": .string(z)])) }
-            if let kv { event("keyValue", KVSyncCommand.json(kv)) }
-            event("synced", .object(["device": .string(r.device), "syncedAt": .int(r.syncedAt)]))
-        case .plain:
+        case .json, .jsonl: try inv.printJSON(r.json(keyValue: kv), lines: r.jsonLines(keyValue: kv))
+        case .plain, .name:
             if let a = r.accountChange { inv.line("accountChange\t\(a.from.rawValue)\t\(a.to.rawValue)") }
             for p in r.pushedSaves { inv.line("pushed\tsave\t\(p.zoneName)\t\(p.recordName)") }
             for p in r.pushedDeletes { inv.line("pushed\tdelete\t\(p.zoneName)\t\(p.recordName)") }
@@ -174,22 +120,6 @@ enum SyncCommand {
             for z in r.recreated { inv.line("recreated \(z): the zone was gone from the server; uploaded what the device holds") }
             if let kv, !kv.isEmpty { ([KVSyncCommand.summary(kv)] + KVSyncCommand.detailLines(kv)).forEach { inv.line($0) } }
         }
-    }
-
-    static func errorJSON(_ e: SyncReport.ErrorMet) -> JSON {
-        var o: [String: JSON] = ["operation": .string(e.operation), "error": e.error.json]
-        if let z = e.zoneName { o["zoneName"] = .string(z) }
-        return .object(o)
-    }
-
-    static func retryJSON(_ t: SyncReport.Retry) -> JSON {
-        var o: [String: JSON] = ["operation": .string(t.operation), "ckErrorCode": .string(t.code.name), "wait": .double(t.wait)]
-        if let z = t.zoneName { o["zoneName"] = .string(z) }
-        return .object(o)
-    }
-
-    static func accountJSON(_ a: SyncReport.AccountChange) -> JSON {
-        .object(["from": .string(a.from.rawValue), "to": .string(a.to.rawValue)])
     }
 
     static func plural(_ n: Int, _ word: String) -> String { "\(n) \(word)\(n == 1 ? "" : "s")" }

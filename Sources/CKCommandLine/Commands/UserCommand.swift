@@ -27,7 +27,7 @@ enum UserCommand {
         switch try inv.outputFormat() {
         case .json: inv.line(JSON.object(["users": .array(users.map(json))]).pretty())
         case .jsonl: for u in users { inv.line(json(u).serialized()) }
-        case .plain: for u in users { inv.line([u.name, u.userRecordName, u.accountStatus.rawValue].joined(separator: "\t")) }
+        case .plain, .name: for u in users { inv.line([u.name, u.userRecordName, u.accountStatus.rawValue].joined(separator: "\t")) }
         case .table:
             if users.isEmpty { inv.line("No users yet; a user is listed once it writes (--as NAME) or has its account set."); break }
             var t = Table(["NAME", "USER RECORD NAME", "ACCOUNT", "ROLES (\(env.rawValue))"])

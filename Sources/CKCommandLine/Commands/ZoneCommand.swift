@@ -30,11 +30,6 @@ enum ZoneCommand {
                         run: purge),
         ])
 
-    static func zoneJSON(_ z: Zone) -> JSON {
-        .object(["zoneID": z.zoneID.json, "capabilities": .array(z.capabilities.sorted().map { .string($0.rawValue) }),
-                 "atomic": .bool(z.capabilities.contains(.atomic))])
-    }
-
     static func caps(_ z: Zone) -> String {
         z.capabilities.isEmpty ? "-" : z.capabilities.sorted().map(\.rawValue).joined(separator: ",")
     }
@@ -52,9 +47,10 @@ enum ZoneCommand {
     }
 
     static func printZones(_ zones: [Zone], _ inv: Invocation, verb: String? = nil) throws {
+        let response = ZonesResponse(zones: zones)
         switch try inv.outputFormat() {
-        case .json: inv.line(JSON.object(["zones": .array(zones.map(zoneJSON))]).pretty())
-        case .jsonl: for z in zones { inv.line(zoneJSON(z).serialized()) }
+        case .json, .jsonl: try inv.printJSON(response.json, lines: response.jsonLines)
+        case .name: for z in zones { inv.line(z.zoneID.zoneName) }
         case .plain:
             var t = Table([])
             for z in zones { t.add([z.zoneID.zoneName, z.zoneID.ownerRecordName, caps(z)]) }
@@ -66,7 +62,7 @@ enum ZoneCommand {
             }
             var t = Table(["ZONE", "OWNER", "CAPABILITIES"])
             for z in zones { t.add([z.zoneID.zoneName, z.zoneID.ownerRecordName, caps(z)]) }
-            inv.out(t.aligned())
+            inv.out(t.aligned(width: inv.terminal.width))
         }
     }
 
@@ -79,13 +75,10 @@ enum ZoneCommand {
     static func show(_ inv: Invocation) throws -> Int32 {
         guard inv.positionals.count <= 1 else { throw UsageError("expected at most one zone name", command: inv.command.path) }
         let s = try inv.database().zoneSummary(inv.positionals.first ?? inv.zone)
-        var json = zoneJSON(s.zone).objectValue ?? [:]
-        json["recordCount"] = .int(Int64(s.recordCount))
-        json["database"] = .string(s.zone.database.rawValue)
-        if s.zone.created > 0 { json["created"] = .int(s.zone.created) }
+        let description = ZoneDescription(zone: s.zone, recordCount: s.recordCount)
         switch try inv.outputFormat() {
-        case .json: inv.line(JSON.object(json).pretty())
-        case .jsonl: inv.line(JSON.object(json).serialized())
+        case .json, .jsonl: try inv.printJSON(description.json, lines: [description.json])
+        case .name: inv.line(s.zone.zoneID.zoneName)
         case .plain, .table:
             var rows: [(String, String)] = [("zone", s.zone.zoneID.zoneName), ("database", s.zone.database.rawValue),
                                             ("owner", s.zone.zoneID.ownerRecordName), ("capabilities", caps(s.zone)),
@@ -109,9 +102,7 @@ enum ZoneCommand {
             return ExitCode.failure
         }
         let count = purge ? try db.purgeZone(zoneName) : try db.deleteZone(zoneName)
-        var json: [String: JSON] = ["zoneID": summary.zone.zoneID.json, "deleted": .bool(true), "recordCount": .int(Int64(count))]
-        if purge { json["purged"] = .bool(true) }
-        try inv.report(.object(json), plain: zoneName + (purge ? "\tpurged\t" : "\tdeleted\t") + String(count),
+        try inv.report(ZoneDeletion(zoneID: summary.zone.zoneID, recordCount: count, purged: purge).json, name: zoneName, plain: zoneName + (purge ? "\tpurged\t" : "\tdeleted\t") + String(count),
                        table: "\(purge ? "Purged" : "Deleted") zone \(zoneName) and \(count) record\(count == 1 ? "" : "s")")
         return ExitCode.success
     }

@@ -8,4 +8,35 @@ public enum OutputFormat: String, CaseIterable, Sendable {
     case jsonl
     /// Tab-separated lines for scripts (the default when piped).
     case plain
+    /// Only names, one per line, for xargs.
+    case name
+
+    /// The commands `-o name` works for, and the names they print; the others refuse it as a usage error.
+    static let names: [(command: String, prints: String)] = [
+        ("ck record save", "record names (saved and deleted)"),
+        ("ck record fetch", "record names"),
+        ("ck record delete", "record names deleted"),
+        ("ck query", "record names"),
+        ("ck changes zone", "record names saved or deleted"),
+        ("ck changes database", "zone names"),
+        ("ck zone create", "the zone name"),
+        ("ck zone list", "zone names"),
+        ("ck zone show", "the zone name"),
+        ("ck zone delete", "the zone name"),
+        ("ck zone purge", "the zone name"),
+        ("ck subscription create query", "the subscription ID"),
+        ("ck subscription create zone", "the subscription ID"),
+        ("ck subscription create database", "the subscription ID"),
+        ("ck subscription list", "subscription IDs"),
+        ("ck subscription show", "the subscription ID"),
+        ("ck subscription delete", "subscription IDs deleted"),
+        ("ck notification list", "notification IDs"),
+        ("ck notification read", "notification IDs marked read"),
+        ("ck device list", "device names"),
+        ("ck device show", "the device name"),
+        ("ck device delete", "the device name"),
+        ("ck device records", "record names"),
+        ("ck device save", "the record name"),
+        ("ck device remove", "the record name"),
+    ]
 }

@@ -40,13 +40,22 @@ enum RecordText {
         return out
     }
 
-    /// `name<TAB>type<TAB>tag<TAB>key=value…` for scripts.
+    /// The plain columns of a record, in their documented order: recordName, recordType, changeTag, zone, then
+    /// one `key=value` column per field, sorted by key (fields are always last). No times: equal stores print equal lines.
     static func plain(_ r: Record) -> String {
-        var cols = [r.recordName, r.recordType, r.changeTag]
+        var cols = [r.recordName, r.recordType, r.changeTag, r.zoneID.zoneName]
         for k in r.fields.keys.sorted() {
             if let v = r.fields[k] { cols.append(k + "=" + escape(display(v))) }
         }
         return cols.joined(separator: "\t")
+    }
+
+    /// The plain line of a deleted record: recordName, recordType, `deleted`.
+    static func plainDeleted(_ name: String, _ type: String) -> String { "\(name)\t\(type)\tdeleted" }
+
+    /// Fields in one cell of a table row: `key=value, …`, sorted by key, control characters escaped.
+    static func fieldSummary(_ fields: [String: FieldValue]) -> String {
+        fields.keys.sorted().compactMap { k in fields[k].map { k + "=" + escape(display($0)) } }.joined(separator: ", ")
     }
 
     /// A block of aligned lines for people.

@@ -16,6 +16,9 @@ public struct Terminal: @unchecked Sendable {
     public var stdinIsTTY: Bool
     public var environment: [String: String]
     public var workingDirectory: String
+    /// The terminal's size in columns and rows when stdout is one (`COLUMNS` and `LINES` override it).
+    public var columns: Int?
+    public var rows: Int?
 
     public init(writeOut: @escaping (String) -> Void, writeErr: @escaping (String) -> Void,
                 readStdin: @escaping () -> [UInt8], readLine: @escaping () -> String? = { nil },
@@ -44,8 +47,20 @@ public struct Terminal: @unchecked Sendable {
             environment: ProcessInfo.processInfo.environment,
             workingDirectory: FileManager.default.currentDirectoryPath)
         t.writeOutBytes = { StreamWriter.stdout.write(bytes: $0) }
+        var size = winsize()
+        if t.stdoutIsTTY, ioctl(1, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 {
+            t.columns = Int(size.ws_col)
+            t.rows = Int(size.ws_row)
+        }
         return t
     }
+}
+
+extension Terminal {
+    /// Width to fit tables to: `COLUMNS`, else the terminal's; nil (no limit) when neither is known.
+    var width: Int? { environment["COLUMNS"].flatMap { Int($0) }.flatMap { $0 > 0 ? $0 : nil } ?? columns }
+    /// Rows of a page: `LINES`, else the terminal's, else 24.
+    var height: Int { environment["LINES"].flatMap { Int($0) }.flatMap { $0 > 0 ? $0 : nil } ?? rows ?? 24 }
 }
 
 /// Reads a file descriptor to its end straight into bytes (no Data copy: batch inputs can be large).
