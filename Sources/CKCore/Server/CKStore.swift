@@ -111,7 +111,7 @@ public final class CKStore: @unchecked Sendable {
         if use { try setCurrentLocked(id) }
     }
 
-    private func createContainerFiles(_ id: String) throws(CKError) {
+    func createContainerFiles(_ id: String) throws(CKError) {
         let dir = containerDir(id)
         for env in Environment.allCases {
             let envDir = dir + "/" + env.rawValue
