@@ -8,7 +8,7 @@ _ck_passopts='--data-dir --container -c --env -e --db --zone -z --as'
 # Sets _ck_subs, _ck_opts, _ck_vopts (options taking a value) and _ck_rt (argument index of a record type) for a command path.
 _ck_info() {
     case "$1" in
-        '') _ck_subs='init container zone record asset query subscription notification changes sync device user account role quota fault kv schema model export import gc doctor help man completion' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
+        '') _ck_subs='init container zone record asset query subscription notification changes sync device user account role quota fault kv schema model export import exec gc doctor help man completion' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
         'init') _ck_subs='' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
         'container') _ck_subs='create list use show delete' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
         'container create') _ck_subs='' _ck_opts='--use' _ck_vopts='' _ck_rt='' ;;
@@ -91,7 +91,8 @@ _ck_info() {
         'model schema') _ck_subs='' _ck_opts='--mode --models --import --file' _ck_vopts='--mode --models --file' _ck_rt='' ;;
         'model diff') _ck_subs='' _ck_opts='--against --mode --models' _ck_vopts='--against --mode --models' _ck_rt='' ;;
         'export') _ck_subs='' _ck_opts='--file --all-users' _ck_vopts='--file' _ck_rt='' ;;
-        'import') _ck_subs='' _ck_opts='--replace --all-users' _ck_vopts='' _ck_rt='' ;;
+        'import') _ck_subs='' _ck_opts='--replace --all-users --into-env' _ck_vopts='--into-env' _ck_rt='' ;;
+        'exec') _ck_subs='' _ck_opts='--import --export-on-exit' _ck_vopts='--import --export-on-exit' _ck_rt='' ;;
         'gc') _ck_subs='' _ck_opts='--dry-run' _ck_vopts='' _ck_rt='' ;;
         'doctor') _ck_subs='' _ck_opts='--repair' _ck_vopts='' _ck_rt='' ;;
         'help') _ck_subs='' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
@@ -141,6 +142,9 @@ _ck_value() {
         'model diff:--against') _ck_files ;;
         'model diff:--mode') _ck_words 'jit initialize' ;;
         'export:--file') _ck_files ;;
+        'import:--into-env') _ck_words 'development production' ;;
+        'exec:--import') _ck_files ;;
+        'exec:--export-on-exit') _ck_files ;;
         'man:--dir') _ck_dirs ;;
         *:--data-dir) _ck_dirs ;;
         *:--container|*:-c) _ck_dynamic container ;;
@@ -286,8 +290,11 @@ _ck_positional() {
         'import')
             if (( $2 == 0 )); then _ck_files; fi
             ;;
+        'exec')
+            if (( $2 >= 0 )); then _ck_words 'init container zone record asset query subscription notification changes sync device user account role quota fault kv schema model export import exec gc doctor help man completion'; fi
+            ;;
         'help')
-            if (( $2 >= 0 )); then _ck_words 'environment exit-codes faults formats kv model permissions predicates store init container zone record asset query subscription notification changes sync device user account role quota fault kv schema model export import gc doctor help man completion'; fi
+            if (( $2 >= 0 )); then _ck_words 'environment exit-codes faults formats kv model permissions predicates store init container zone record asset query subscription notification changes sync device user account role quota fault kv schema model export import exec gc doctor help man completion'; fi
             ;;
         'completion')
             if (( $2 == 0 )); then _ck_words 'bash zsh fish'; fi

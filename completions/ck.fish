@@ -7,7 +7,7 @@ function __ck_info --description 'Subcommands, options taking a value and record
     set -g __ck_rt
     switch "p:$argv[1]"
         case 'p:'
-            set -g __ck_subs init container zone record asset query subscription notification changes sync device user account role quota fault kv schema model export import gc doctor help man completion
+            set -g __ck_subs init container zone record asset query subscription notification changes sync device user account role quota fault kv schema model export import exec gc doctor help man completion
         case 'p:container'
             set -g __ck_subs create list use show delete
         case 'p:zone'
@@ -104,6 +104,10 @@ function __ck_info --description 'Subcommands, options taking a value and record
             set -a __ck_vopts --against --mode --models
         case 'p:export'
             set -a __ck_vopts --file
+        case 'p:import'
+            set -a __ck_vopts --into-env
+        case 'p:exec'
+            set -a __ck_vopts --import --export-on-exit
         case 'p:man'
             set -a __ck_vopts --dir
     end
@@ -213,6 +217,7 @@ complete -c ck -n '__ck_arg \'\' 0' -a 'schema' -d 'Show, export, import, valida
 complete -c ck -n '__ck_arg \'\' 0' -a 'model' -d 'Check SwiftData and Core Data models against CloudKit\'s rules; generate their schema.'
 complete -c ck -n '__ck_arg \'\' 0' -a 'export' -d 'Write an environment as one JSON fixtures document.'
 complete -c ck -n '__ck_arg \'\' 0' -a 'import' -d 'Load a JSON fixtures document into an environment.'
+complete -c ck -n '__ck_arg \'\' 0' -a 'exec' -d 'Run a command against a fresh temporary store seeded from fixtures, then remove the store.'
 complete -c ck -n '__ck_arg \'\' 0' -a 'gc' -d 'Compact zone logs and remove assets no record refers to.'
 complete -c ck -n '__ck_arg \'\' 0' -a 'doctor' -d 'Check a store\'s files and say what is wrong and how to fix it.'
 complete -c ck -n '__ck_arg \'\' 0' -a 'help' -d 'Show help for a command or a topic.'
@@ -444,10 +449,14 @@ complete -c ck -n '__ck_at \'export\'' -l file -r -F -d 'Write to <file> instead
 complete -c ck -n '__ck_at \'export\'' -l all-users -d 'Every user\'s data, as an administrator sees it.'
 complete -c ck -n '__ck_at \'import\'' -l replace -d 'Replace what the import may replace.'
 complete -c ck -n '__ck_at \'import\'' -l all-users -d 'Load every user\'s data, as an administrator.'
+complete -c ck -n '__ck_at \'import\'' -l into-env -x -a 'development production' -d 'Load into this environment whatever the document\'s.'
 complete -c ck -n '__ck_arg \'import\' 0' -r -F -d 'The document (\'-\' for stdin).'
+complete -c ck -n '__ck_at \'exec\'' -l import -r -F -d 'Seed the store with this fixtures document (repeatable).'
+complete -c ck -n '__ck_at \'exec\'' -l export-on-exit -r -F -d 'Write the store\'s data to <file> when the command ends.'
+complete -c ck -n '__ck_arg \'exec\' 0+' -x -a 'init container zone record asset query subscription notification changes sync device user account role quota fault kv schema model export import exec gc doctor help man completion' -d 'The command to run, and its arguments (after --).'
 complete -c ck -n '__ck_at \'gc\'' -l dry-run -d 'Say what would be compacted and removed; change nothing.'
 complete -c ck -n '__ck_at \'doctor\'' -l repair -d 'Move bad data aside and rebuild what can be rebuilt.'
-complete -c ck -n '__ck_arg \'help\' 0+' -x -a 'environment exit-codes faults formats kv model permissions predicates store init container zone record asset query subscription notification changes sync device user account role quota fault kv schema model export import gc doctor help man completion' -d 'A topic or a command path.'
+complete -c ck -n '__ck_arg \'help\' 0+' -x -a 'environment exit-codes faults formats kv model permissions predicates store init container zone record asset query subscription notification changes sync device user account role quota fault kv schema model export import exec gc doctor help man completion' -d 'A topic or a command path.'
 complete -c ck -n '__ck_at \'man\'' -l dir -x -a '(__fish_complete_directories (commandline -ct))' -d 'Write every page into <dir>.'
 complete -c ck -n '__ck_arg \'completion\' 0' -x -a 'bash zsh fish' -d 'bash, zsh or fish.'
 complete -c ck -l data-dir -x -a '(__fish_complete_directories (commandline -ct))' -d 'Use the store at <dir> (env CK_DATA_DIR; default: nearest .ck/, else ~/.local/share/ck).'
