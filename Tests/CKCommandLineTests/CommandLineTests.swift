@@ -210,13 +210,14 @@ final class Harness {
     }
 
     @Test func colourOnlyOnATerminalAndNeverWithNoColor() throws {
+        // Each run has a store directory of its own that does not exist: a read-only command's error.
         let (_, tty) = try run(["record", "fetch", "missing"], stdin: "", stderrIsTTY: true)
-        #expect(tty.hasPrefix("\u{1B}[31mck: unknownItem"))
+        #expect(tty.hasPrefix("\u{1B}[31mck: badContainer"))
         let (_, noColor) = try run(["record", "fetch", "missing"], stdin: "", stderrIsTTY: true, env: ["NO_COLOR": "1"])
-        #expect(noColor.hasPrefix("ck: unknownItem"))
+        #expect(noColor.hasPrefix("ck: badContainer"))
         let (_, flag) = try run(["record", "fetch", "missing", "--no-color"], stdin: "", stderrIsTTY: true)
-        #expect(flag.hasPrefix("ck: unknownItem"))
+        #expect(flag.hasPrefix("ck: badContainer"))
         let (_, piped) = try run(["record", "fetch", "missing"], stdin: "", stderrIsTTY: false)
-        #expect(piped.hasPrefix("ck: unknownItem"))
+        #expect(piped.hasPrefix("ck: badContainer"))
     }
 }

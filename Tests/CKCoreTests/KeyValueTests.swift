@@ -271,7 +271,7 @@ import Testing
                                                     "keys": .object([String(repeating: "k", count: 65): .object([:])])])])
         let third = try TempStore()
         let e = ckError { _ = try third.store.container().importFixtures(.object(broken), into: .development, as: try Caller.user("default"), allUsers: true, replace: false, label: "doc") }
-        #expect(e?.items.map(\.id) == ["$.keyValueStores[0].keys.\(String(repeating: "k", count: 57))…"])
+        #expect(e?.items.map(\.id) == ["doc: $.keyValueStores[0].keys.\(String(repeating: "k", count: 57))…"])
         #expect(e?.items.first?.error.reason.hasSuffix("is 65 bytes of UTF-8; a key-value store key may have at most 64") == true)
         #expect(try KeyValueStore(database: third.db()).entries().isEmpty)
     }

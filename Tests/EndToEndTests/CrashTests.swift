@@ -16,7 +16,7 @@ import Glibc
     /// both are killed with SIGKILL; then the store is checked before anything else writes.
     @Test func writersKilledAtRandomPointsLoseNothingAcknowledged() throws {
         let s = try Sandbox()
-        #expect(try s.serialCK("zone", "list").status == 0)  // the store exists before the first kill
+        #expect(try s.serialCK("init").status == 0)  // the store exists before the first kill
         let launch = CKLaunch(s)
         let logPath = StorePaths.zoneLog(s, "_defaultZone")
         var rng = SeededRNG(seed: 0xC4A5_0050)
@@ -255,7 +255,7 @@ import Glibc
     /// zone that zones.json no longer lists has no log left, and the next writes succeed.
     @Test func zoneAndSchemaRewritesKilledAtRandomPointsLeaveOldOrNewFiles() throws {
         let s = try Sandbox()
-        #expect(try s.serialCK("zone", "list").status == 0)
+        #expect(try s.serialCK("init").status == 0)
         let launch = CKLaunch(s)
         let env = StorePaths.env(s)
         var rng = SeededRNG(seed: 0x2E_3217E5)

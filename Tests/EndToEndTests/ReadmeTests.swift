@@ -94,7 +94,7 @@ import Testing
         // The tour walks the notes app end to end: each of these must appear as a command.
         for part in ["ck container create", "ck zone create", "ck record save", "ck record fetch", "--if-tag", "ck query",
                      "ck subscription create", "ck sync", "ck device save", "ck notification list", "ck changes zone",
-                     "ck schema deploy", "ck export", "import", "ck gc"] {
+                     "ck schema deploy", "ck export", "import", "ck exec", "ck gc"] {
             #expect(steps.contains { $0.command.hasPrefix(part) || $0.command.contains(" " + part) }, "the tour has no `\(part)` step")
         }
         let s = try Sandbox(store: false)

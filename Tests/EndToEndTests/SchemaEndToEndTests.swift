@@ -19,6 +19,7 @@ import Testing
 
     @Test func freshStoreExportsTheEmptySchema() throws {
         let s = try Sandbox()
+        try s.ck("init")
         let r = try s.ck("schema", "export")
         #expect(r.status == 0)
         #expect(r.stdout == "DEFINE SCHEMA\n\n" + Self.usersBlock)
@@ -153,6 +154,7 @@ import Testing
 
     @Test func validateAndFmt() throws {
         let s = try Sandbox()
+        try s.ck("init")
         try s.write("DEFINE SCHEMA\n\n  RECORD TYPE Note (\n    title STRING QUERYABLE,\n    body BADTYPE\n  );\n", to: "bad.ckdb")
         let bad = try s.ck("schema", "validate", "bad.ckdb")
         #expect(bad.status == 8)

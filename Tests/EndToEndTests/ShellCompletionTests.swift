@@ -33,7 +33,7 @@ import Testing
         #expect(try Self.bashComplete(["ck", "-e", ""], sandbox: s, bash: bash) == ["development", "production"])
         #expect(try Self.bashComplete(["ck", "--o"], sandbox: s, bash: bash) == ["--output"])
         #expect(try Self.bashComplete(["ck", "completion", ""], sandbox: s, bash: bash) == ["bash", "zsh", "fish"])
-        #expect(try Self.bashComplete(["ck", "help", "ex"], sandbox: s, bash: bash) == ["exit-codes", "export"])
+        #expect(try Self.bashComplete(["ck", "help", "ex"], sandbox: s, bash: bash) == ["exit-codes", "export", "exec"])
         #expect(try Self.bashComplete(["ck", "help", "pre"], sandbox: s, bash: bash) == ["predicates"])
         #expect(try Self.bashComplete(["ck", "schema", "diff", "--to", "p"], sandbox: s, bash: bash) == ["production"])
         #expect(try Self.bashComplete(["ck", "query", ""], sandbox: s, bash: bash) == [])

@@ -12,7 +12,7 @@ public enum CommandTree {
         subcommands: [InitCommand.spec, ContainerCommand.spec, ZoneCommand.spec, RecordCommand.spec, AssetCommand.spec, QueryCommand.spec,
                       SubscriptionCommand.spec, NotificationCommand.spec, ChangesCommand.spec, SyncCommand.spec, DeviceCommand.spec,
                       UserCommand.spec, AccountCommand.spec, RoleCommand.spec, QuotaCommand.spec, FaultCommand.spec, KVCommand.spec,
-                      SchemaCommand.spec, CktoolCommand.spec, ModelCommand.spec, FixturesCommands.export, FixturesCommands.importSpec, GCCommand.spec, DoctorCommand.spec,
+                      SchemaCommand.spec, CktoolCommand.spec, ModelCommand.spec, FixturesCommands.export, FixturesCommands.importSpec, ExecCommand.spec, GCCommand.spec, DoctorCommand.spec,
                       HelpCommand.spec, ManCommand.spec, CompletionCommand.spec, CompletionCommand.completeSpec])
 
     /// Global options, for renderers outside this module.

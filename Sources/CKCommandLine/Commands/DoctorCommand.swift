@@ -10,10 +10,7 @@ enum DoctorCommand {
 
     static func run(_ inv: Invocation) throws -> Int32 {
         guard inv.positionals.isEmpty else { throw UsageError("doctor takes no arguments", command: inv.command.path) }
-        let location = inv.storeLocation
-        guard CKStore.exists(at: location.path) else {
-            throw CKError(.badContainer, "no store at \(location.path)", hint: "ck creates one on first use, or run 'ck init'")
-        }
+        // A read-only command: a missing store is an error (Invocation.store), never created here.
         let store = try inv.store()
         let repair = inv.parsed.flag("repair")
         // Device replicas belong to the sync layer, which examines them itself (read only).

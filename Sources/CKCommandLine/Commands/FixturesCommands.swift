@@ -14,13 +14,42 @@ enum FixturesCommands {
 
     static let importSpec = CommandSpec(
         "import", summary: "Load a JSON fixtures document into an environment.",
-        discussion: "The whole document is checked first: if any part is invalid, nothing is written and every problem is listed with its JSON path. It goes into the container named by -c, else into the container the document names (created if the store lacks it). It loads as the acting user: public records that user created (its grants must allow CREATE) and its own private zones, records and subscriptions; another user's data is refused unless --all-users (an administrator's load of every user's data). What it would replace must be empty unless --replace is given, which replaces the public database and the acting user's zones, records, subscriptions and notifications (with --all-users, everyone's), and the schema.",
+        discussion: "The whole document is checked first: if any part is invalid, nothing is written and every problem is listed with its JSON path. It goes into the environment the document names (its environment key); -e (or CK_ENV) naming another environment is refused, and --into-env loads it there anyway. It goes into the container named by -c, else into the container the document names (created if the store lacks it). A hand-written document may leave out what ck can supply: owners, change tags, timestamps, zone capabilities, even the schema (see docs/fixtures.md). A failed import leaves nothing behind, not even the container or store it would have created. It loads as the acting user: public records that user created (its grants must allow CREATE) and its own private zones, records and subscriptions; another user's data is refused unless --all-users (an administrator's load of every user's data). What it would replace must be empty unless --replace is given, which replaces the public database and the acting user's zones, records, subscriptions and notifications (with --all-users, everyone's), and the schema.",
         arguments: [ArgumentSpec("file", help: "The document ('-' for stdin).", completion: .file)],
         options: [OptionSpec("replace", help: "Replace what the import may replace."),
-                  OptionSpec("all-users", help: "Load every user's data, as an administrator.")],
+                  OptionSpec("all-users", help: "Load every user's data, as an administrator."),
+                  OptionSpec("into-env", value: "environment", help: "Load into this environment whatever the document's.",
+                             choices: Environment.allCases.map(\.rawValue))],
         examples: [("ck import fixtures/dev.json", "Seed a fresh store."),
-                   ("ck -e production import prod.json --replace", "Replace production's data and schema.")],
+                   ("ck -e production import prod.json --replace", "Replace production's data and schema."),
+                   ("ck import dev.json --into-env production", "Load a development export into production.")],
         run: runImport)
+
+    /// Parses a fixtures file argument ('-' for stdin); returns the document and the label errors name it by.
+    static func readDocument(_ inv: Invocation, _ file: String) throws -> (JSON, String) {
+        let label = file == "-" ? "<stdin>" : file
+        do { return (try JSON.parse(utf8: try inv.readInput(file)), label) } catch let e as JSONParseError {
+            throw CKError(.invalidArguments, "\(label):\(e.line):\(e.column): invalid JSON: \(e.message)", hint: "nothing was imported")
+        }
+    }
+
+    /// Imports `doc` into the container -c (or CK_CONTAINER) names, else into the document's own (created with the
+    /// import, as one operation, when the store lacks it), else into the current one. Returns what was loaded,
+    /// into which container, and whether that container was created.
+    static func importDocument(_ inv: Invocation, _ doc: JSON, into store: CKStore, environment env: Environment, label: String,
+                               allUsers: Bool, replace: Bool, progress: (Int, Int) -> Void) throws -> (FixtureSummary, String, Bool) {
+        let caller = try inv.caller()
+        let named = inv.setting("container", env: "CK_CONTAINER")
+        let documented = named == nil ? doc["container"]?.stringValue : nil
+        if let documented, try !store.containerIDs().contains(documented) {
+            let s = try store.importFixtures(intoNewContainer: documented, doc, into: env, as: caller, allUsers: allUsers,
+                                             replace: replace, label: label, progress: progress)
+            return (s, documented, true)
+        }
+        let container = try store.container(named ?? documented)
+        let s = try container.importFixtures(doc, into: env, as: caller, allUsers: allUsers, replace: replace, label: label, progress: progress)
+        return (s, container.identifier, false)
+    }
 
     static func runExport(_ inv: Invocation) throws -> Int32 {
         guard inv.positionals.isEmpty else { throw UsageError("export takes no arguments; use --file", command: inv.command.path) }
@@ -35,28 +64,53 @@ enum FixturesCommands {
     }
 
     static func runImport(_ inv: Invocation) throws -> Int32 {
-        let file = try inv.single("fixtures file")
-        let label = file == "-" ? "<stdin>" : file
-        let doc: JSON
-        do { doc = try JSON.parse(utf8: try inv.readInput(file)) } catch let e as JSONParseError {
-            throw CKError(.invalidArguments, "\(label):\(e.line):\(e.column): invalid JSON: \(e.message)", hint: "nothing was imported")
+        let (doc, label) = try readDocument(inv, try inv.single("fixtures file"))
+        let env = try importEnvironment(inv, doc, label: label)
+        let location = inv.storeLocation
+        let freshStore = !CKStore.exists(at: location.path)
+        let freshDirectory = !FileManager.default.fileExists(atPath: location.path)
+        do {
+            return try load(inv, doc, into: env, label: label)
+        } catch {
+            // A store this import made goes again: a failed import leaves nothing behind.
+            if freshStore { CKStore.discard(createdAt: location.path, directory: freshDirectory) }
+            throw error
         }
-        let env = try inv.environment()
-        // Without -c, the document's own container is seeded (made if missing): one command fills a fresh store.
-        var container = try inv.container()
-        if inv.setting("container", env: "CK_CONTAINER") == nil, let id = doc["container"]?.stringValue, id != container.identifier {
-            let store = try inv.store()
-            if try !store.containerIDs().contains(id) {
-                try store.createContainer(id)
-                inv.note("created container \(id)")
+    }
+
+    /// The environment an import loads into: `--into-env`, else `-e`/`CK_ENV` when it agrees with the document's
+    /// `environment`, else the document's (development when it names none).
+    static func importEnvironment(_ inv: Invocation, _ doc: JSON, label: String) throws -> Environment {
+        let documented: Environment?
+        do { documented = try CKContainer.fixtureEnvironment(doc) } catch {
+            throw CKError(.invalidArguments, "\(label): $.environment: \(error.reason)", hint: "nothing was imported")
+        }
+        if let into = inv.parsed.value("into-env") {
+            guard let target = Environment(rawValue: into) else { throw UsageError("--into-env takes development or production", command: inv.command.path) }
+            if let asked = inv.parsed.value("env"), asked != into {
+                throw UsageError("-e \(asked) and --into-env \(into) disagree; give one of them", command: inv.command.path)
             }
-            container = try store.container(id)
+            return target
         }
+        guard inv.setting("env", env: "CK_ENV") != nil else { return documented ?? .development }
+        let asked = try inv.environment()
+        if let documented, documented != asked {
+            let source = inv.parsed.value("env") != nil ? "-e \(asked.rawValue)" : "CK_ENV=\(asked.rawValue)"
+            throw CKError(.invalidArguments,
+                          "\(label): the document holds the \(documented.rawValue) environment ($.environment), and \(source) would load it into \(asked.rawValue); nothing was imported",
+                          hint: "pass --into-env \(asked.rawValue) to load it into \(asked.rawValue) anyway, or leave out \(source) to load it into \(documented.rawValue)")
+        }
+        return asked
+    }
+
+    static func load(_ inv: Invocation, _ doc: JSON, into env: Environment, label: String) throws -> Int32 {
         let progress = ProgressLine(inv, verb: "imported")
         defer { progress.finish() }
-        let s = try container.importFixtures(doc, into: env, as: try inv.caller(), allUsers: inv.parsed.flag("all-users"),
-                                             replace: inv.parsed.flag("replace"), label: label, progress: progress.update)
+        let (s, id, created) = try importDocument(inv, doc, into: try inv.store(), environment: env, label: label,
+                                                  allUsers: inv.parsed.flag("all-users"), replace: inv.parsed.flag("replace"),
+                                                  progress: progress.update)
         progress.finish()
+        if created { inv.note("created container \(id)") }
         func count(_ n: Int, _ noun: String) -> String { "\(n) \(noun)\(n == 1 ? "" : "s")" }
         var parts = [count(s.records, "record"), count(s.zones, "zone")]
         if s.subscriptions > 0 { parts.append(count(s.subscriptions, "subscription")) }
@@ -66,7 +120,7 @@ enum FixturesCommands {
                                 "users": .int(Int64(s.users)), "subscriptions": .int(Int64(s.subscriptions)),
                                 "keyValueStores": .int(Int64(s.keyValueStores))]),
                        plain: "\(s.records)\t\(s.zones)\t\(s.assets)",
-                       table: "Imported \(what) into \(container.identifier) (\(env.rawValue))")
+                       table: "Imported \(what) into \(id) (\(env.rawValue))")
         return ExitCode.success
     }
 }

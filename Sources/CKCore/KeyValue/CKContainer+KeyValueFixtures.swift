@@ -18,7 +18,8 @@ extension CKContainer {
     }
 
     /// Checks `$.keyValueStores` with the rules a write applies (keys, depth and the quotas).
-    func validateKeyValueStores(_ json: JSON?, owns: (String) -> Bool, foreign: (String) -> String,
+    /// A store without `userRecordName` is `defaultUser`'s (the importing caller's).
+    func validateKeyValueStores(_ json: JSON?, defaultUser: String?, owns: (String) -> Bool, foreign: (String) -> String,
                                 problem: (String, String) -> Void) -> [KVServerFile] {
         guard let json else { return [] }
         guard let list = json.arrayValue else { problem("$.keyValueStores", "expected an array"); return [] }
@@ -26,7 +27,7 @@ extension CKContainer {
         var seen = Set<String>()
         for (i, item) in list.enumerated() {
             let path = "$.keyValueStores[\(i)]"
-            guard let user = item["userRecordName"]?.stringValue, Names.isUserRecordName(user) else {
+            guard let user = item["userRecordName"]?.stringValue ?? defaultUser, Names.isUserRecordName(user) else {
                 problem(path + ".userRecordName", "expected a user record name"); continue
             }
             guard owns(user) else { problem(path + ".userRecordName", foreign(user)); continue }
@@ -37,7 +38,15 @@ extension CKContainer {
             for k in keys.keys.sorted() {
                 guard let v = keys[k] else { continue }
                 do throws(CKError) {
-                    var e = try KVEntry(key: k, json: v, path: "\(path).keys.\(Names.describe(k))")
+                    // A hand-written key may leave out when, where and in which change it was written.
+                    var given = v
+                    if case .object(var o) = v {
+                        if o["modified"] == nil { o["modified"] = .int(store.now()) }
+                        if o["deviceID"] == nil { o["deviceID"] = .string(RecordStamp.deviceID) }
+                        if o["change"] == nil { o["change"] = .int(1) }
+                        given = .object(o)
+                    }
+                    var e = try KVEntry(key: k, json: given, path: "\(path).keys.\(Names.describe(k))")
                     guard let value = e.value else { throw CKError.invalid("\(path).keys.\(Names.describe(k)): a removed key has no place in fixtures") }
                     if let why = KVLimits.violation(key: k, value: value, live: file.live) { throw CKError.invalid("\(path).keys.\(Names.describe(k)): \(why)") }
                     e.change = max(e.change, 1)
@@ -56,15 +65,5 @@ extension CKContainer {
     /// Whether an environment holds any user's key-value store (call under the environment's lock).
     func hasKeyValueStores(_ env: EnvironmentStore, owns: (String) -> Bool) -> Bool {
         FileIO.list(env.keyValueDir).contains { $0.hasSuffix(".json") && !$0.hasPrefix(".") && owns(String($0.dropLast(5))) }
-    }
-
-    /// Writes imported stores (call under the environment's exclusive lock); `replace` first removes the owned old ones.
-    func writeKeyValueStores(_ files: [KVServerFile], env: EnvironmentStore, replace: Bool, owns: (String) -> Bool) throws(CKError) {
-        if replace {
-            for name in FileIO.list(env.keyValueDir) where name.hasSuffix(".json") && owns(String(name.dropLast(5))) {
-                try FileIO.removeTree(env.keyValueDir + "/" + name)
-            }
-        }
-        for var f in files { try f.write(env.keyValuePath(f.userRecordName)) }
     }
 }

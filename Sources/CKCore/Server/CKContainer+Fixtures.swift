@@ -73,6 +73,15 @@ extension CKContainer {
         }
     }
 
+    /// The environment a fixtures document says it holds (`$.environment`), or nil when it says none.
+    public static func fixtureEnvironment(_ doc: JSON) throws(CKError) -> Environment? {
+        guard let value = doc["environment"], !value.isNull else { return nil }
+        guard let name = value.stringValue, let env = Environment(rawValue: name) else {
+            throw CKError.invalid("expected \"development\" or \"production\", found \(value.serialized())")
+        }
+        return env
+    }
+
     /// Loads a fixtures document into an environment as `caller`: public records it created and its own private
     /// zones, records and subscriptions (`allUsers`, an administrator's load, takes everyone's). The whole
     /// document is checked first: if any part is invalid, nothing is written and every problem is listed with its
@@ -87,15 +96,30 @@ extension CKContainer {
             "it belongs to user \(owner), not to the acting \(caller.description); import as that user, or pass --all-users to load every user's data"
         }
         var problems: [CKError.ItemFailure] = []
-        func problem(_ path: String, _ why: String) { problems.append(.init(id: path, error: CKError.invalid(why))) }
+        // Each problem is named by the file and the JSON path it is at; a reason that starts with a deeper path
+        // than the one it was met at gives that path instead.
+        func problem(_ path: String, _ why: String) {
+            var at = path, reason = why
+            if why.hasPrefix(path), let colon = why.range(of: ": ") {
+                at = String(why[..<colon.lowerBound])
+                reason = String(why[colon.upperBound...])
+            }
+            problems.append(.init(id: "\(label): \(at)", error: CKError.invalid(reason)))
+        }
         guard case .object(let o) = doc else { throw CKError.invalid("\(label): expected a JSON object (a ck fixtures document)") }
         if o["format"]?.stringValue != CKContainer.fixtureFormat {
             problem("$.format", "expected \"\(CKContainer.fixtureFormat)\"")
         }
+        do throws(CKError) { _ = try CKContainer.fixtureEnvironment(doc) } catch { problem("$.environment", error.reason) }
+        let defaults = FixtureDefaults(caller: me, now: store.now())
+        // A document without a schema gets the one its records make, as development's saves would.
         var schema = Schema()
-        if case .object(let s)? = o["schema"] {
+        switch o["schema"] {
+        case nil, .null?: break
+        case .object(let s)?:
             do throws(CKError) { schema = try Schema(json: s, path: "$.schema") } catch { problem("$.schema", error.reason) }
-        } else { problem("$.schema", "expected an object") }
+        default: problem("$.schema", "expected an object")
+        }
         var users: [(String, String)] = []
         for (i, u) in (o["users"]?.arrayValue ?? []).enumerated() {
             guard let n = u["name"]?.stringValue, (try? Names.validateUserName(n)) != nil else { problem("$.users[\(i)].name", "expected a user name"); continue }
@@ -106,7 +130,7 @@ extension CKContainer {
         for (i, z) in (o["zones"]?.arrayValue ?? []).enumerated() {
             let path = "$.zones[\(i)]"
             do throws(CKError) {
-                var withSeq = z.objectValue ?? [:]
+                var withSeq = try defaults.zone(z, path: path).objectValue ?? [:]
                 withSeq["seq"] = .int(0)
                 let zone = try Zone(json: .object(withSeq), path: path)
                 try Names.validateZoneName(zone.zoneID.zoneName)
@@ -119,14 +143,18 @@ extension CKContainer {
             } catch { problem(path, error.reason) }
         }
         var records: [(DatabaseScope, Record)] = []
+        // Records whose document gave no change tag: the import numbers them.
+        var untagged = Set<Int>()
         var seen = Set<String>()
         for (i, item) in (o["records"]?.arrayValue ?? []).enumerated() {
             let path = "$.records[\(i)]"
-            guard let db = item["database"]?.stringValue.flatMap(DatabaseScope.init(rawValue:)), db != .shared else {
+            let dbName = item["database"] == nil ? DatabaseScope.private.rawValue : item["database"]?.stringValue
+            guard let db = dbName.flatMap(DatabaseScope.init(rawValue:)), db != .shared else {
                 problem(path + ".database", "expected \"public\" or \"private\""); continue
             }
-            guard let rj = item["record"] else { problem(path + ".record", "missing"); continue }
+            guard let given = item["record"] else { problem(path + ".record", "missing"); continue }
             do throws(CKError) {
+                let (rj, tagged) = try defaults.record(given, database: db, schema: schema, path: path + ".record")
                 let r = try Record(json: rj, path: path + ".record")
                 try Names.validateRecordName(r.recordName)
                 try Names.validateRecordType(r.recordType)
@@ -149,6 +177,11 @@ extension CKContainer {
                 guard seen.insert("\(db.rawValue)/\(r.zoneID.ownerRecordName)/\(r.zoneID.zoneName)/\(r.recordName)").inserted else {
                     throw CKError.invalid("record '\(r.recordName)' appears twice in its zone")
                 }
+                // The record's values must fit the schema; in development they extend it, as a save would.
+                do throws(CKError) { _ = try schema.admit(recordType: r.recordType, values: r.fields, environment: environment) } catch {
+                    throw CKError.invalid("\(path).record: \(error.reason)")
+                }
+                if !tagged { untagged.insert(records.count) }
                 records.append((db, r))
             } catch { problem(path, error.reason) }
         }
@@ -159,9 +192,9 @@ extension CKContainer {
             guard SHA256.hex(bytes) == h else { problem("$.assets.\(h)", "the bytes' SHA-256 is not the key"); continue }
             assets[h] = bytes
         }
-        let subscriptions = validateSubscriptions(o["subscriptions"], schema: schema, zones: zones, environment: environment,
+        let subscriptions = validateSubscriptions(o["subscriptions"], schema: schema, zones: zones, environment: environment, defaultOwner: me,
                                                   owns: owns, foreign: foreign, problem: problem)
-        let keyValueStores = validateKeyValueStores(o["keyValueStores"], owns: owns, foreign: foreign, problem: problem)
+        let keyValueStores = validateKeyValueStores(o["keyValueStores"], defaultUser: me, owns: owns, foreign: foreign, problem: problem)
         var referenced = Set<String>()
         for (_, r) in records { for v in r.fields.values { StoreDoctor.collectAssets(v, into: &referenced) } }
         let db = database(.private, environment: environment, caller: caller)
@@ -198,14 +231,18 @@ extension CKContainer {
             // reports them deleted, so devices toss their copies.
             if replace { try db.recordDropped(myZones, catalog: &catalog) }
             var seq = try env.highestSeq(catalog: catalog)
-            // Assets are named by their bytes: adding them first changes nothing a reader sees.
-            for (h, bytes) in assets.sorted(by: { $0.key < $1.key }) { try env.storeAsset(sha256: h, bytes: bytes) }
+            if !untagged.isEmpty {
+                // Numbers for untagged records come after every tag the document gives, so none meets another.
+                for (_, r) in records { if let n = Int64(r.changeTag, radix: 36) { seq = max(seq, n) } }
+            }
             var byLog: [String: [LogEntry]] = [:]
             var order: [String] = []
-            for (db, r) in records {
+            for (i, (db, given)) in records.enumerated() {
+                var r = given
                 let path = env.relative(env.logPath(database: db, zone: r.zoneID))
                 if byLog[path] == nil { order.append(path) }
                 seq += 1
+                if untagged.contains(i) { r.changeTag = CKDatabase.changeTag(seq: seq) }
                 byLog[path, default: []].append(.save(seq: seq, record: r))
                 // Imported tags stay as they were; later tags must not meet them.
                 if let n = Int64(r.changeTag, radix: 36) { seq = max(seq, n) }
@@ -218,9 +255,23 @@ extension CKContainer {
             // with allUsers). The new trees are built aside and swapped in whole.
             let privateTrees = allUsers ? ["private"] : me.map { ["private/" + $0] } ?? []
             let notifications = allUsers ? ["notifications"] : me.map { ["notifications/" + $0 + ".jsonl"] } ?? []
-            let staging = ["public"] + privateTrees + ["schema.json", "zones.json"] + (writeSubscriptions ? ["subscriptions.json"] : [])
-            try env.replaceData(operation: "import", staging: staging, remove: notifications) { (staged) throws(CKError) in
-                for (name, path) in staged where !name.hasSuffix(".json") { try FileIO.makeDirectory(path) }
+            // New asset files and key-value stores go in with the rest, so a failed import leaves none behind.
+            let newAssets = assets.keys.sorted().filter { !FileIO.exists(env.assetPath($0)) }
+            let kvDir = env.relative(env.keyValueDir)
+            let kvFiles = keyValueStores.map { kvDir + "/" + $0.userRecordName + ".json" }
+            let oldKV = replace ? FileIO.list(env.keyValueDir).filter { $0.hasSuffix(".json") && owns(String($0.dropLast(5))) }
+                .map { kvDir + "/" + $0 }.filter { !kvFiles.contains($0) } : []
+            let trees = ["public"] + privateTrees
+            let staging = trees + ["schema.json", "zones.json"] + (writeSubscriptions ? ["subscriptions.json"] : [])
+                + newAssets.map { env.relative(env.assetPath($0)) } + kvFiles
+            try env.replaceData(operation: "import", staging: staging, remove: notifications + oldKV) { (staged) throws(CKError) in
+                for name in trees { if let path = staged[name] { try FileIO.makeDirectory(path) } }
+                for h in newAssets {
+                    if let path = staged[env.relative(env.assetPath(h))], let bytes = assets[h] { try FileIO.atomicWrite(path, bytes) }
+                }
+                for var file in keyValueStores {
+                    if let path = staged[kvDir + "/" + file.userRecordName + ".json"] { try file.write(path) }
+                }
                 var written = 0
                 for rel in order {
                     // The staged tree that holds this log: "public", "private" or "private/<owner>".
@@ -246,7 +297,6 @@ extension CKContainer {
                     try file.write(p)
                 }
             }
-            try writeKeyValueStores(keyValueStores, env: env, replace: replace, owns: owns)
             return FixtureSummary(zones: zones.count, records: records.count, assets: assets.count, users: users.count,
                                   subscriptions: subscriptions.count, keyValueStores: keyValueStores.count)
         }
@@ -255,7 +305,7 @@ extension CKContainer {
     }
 
     /// Checks `$.subscriptions` with the rules a save applies, against the document's own schema and zones.
-    func validateSubscriptions(_ json: JSON?, schema: Schema, zones: [Zone], environment: Environment,
+    func validateSubscriptions(_ json: JSON?, schema: Schema, zones: [Zone], environment: Environment, defaultOwner: String?,
                                owns: (String) -> Bool, foreign: (String) -> String,
                                problem: (String, String) -> Void) -> [Subscription] {
         guard let json else { return [] }
@@ -265,7 +315,14 @@ extension CKContainer {
         for (i, item) in list.enumerated() {
             let path = "$.subscriptions[\(i)]"
             do throws(CKError) {
-                let sub = try Subscription(json: item, path: path)
+                var given = item
+                if case .object(var o) = item {
+                    // A hand-written subscription may leave out its owner (the importing caller) and database.
+                    if o["ownerRecordName"] == nil, let me = defaultOwner { o["ownerRecordName"] = .string(me) }
+                    if o["database"] == nil { o["database"] = .string(DatabaseScope.private.rawValue) }
+                    given = .object(o)
+                }
+                let sub = try Subscription(json: given, path: path)
                 try Subscription.validateID(sub.subscriptionID)
                 guard Names.isUserRecordName(sub.ownerRecordName) else {
                     throw CKError.invalid("ownerRecordName is not a user record name")

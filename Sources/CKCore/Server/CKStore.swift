@@ -124,7 +124,7 @@ public final class CKStore: @unchecked Sendable {
         return true
     }
 
-    private func createContainerFiles(_ id: String) throws(CKError) {
+    func createContainerFiles(_ id: String) throws(CKError) {
         let dir = containerDir(id)
         for env in Environment.allCases {
             let envDir = dir + "/" + env.rawValue
