@@ -22,6 +22,10 @@ import Testing
         "ck completion fish > ~/.config/fish/completions/ck.fish": ["mkdir -p ~/.config/fish/completions"],
         "ck device save tablet Note --name n1 -z Notes title=Edited": ["ck zone create Notes"],
         "ck device save tablet Note --name n2 -z Notes title=Offline": ["ck zone create Notes"],
+        "ck exec --import fixtures/dev.json -- ./smoke.sh": [
+            "mkdir -p fixtures", "ck --data-dir seed record save Note title=Hi", "ck --data-dir seed export --file fixtures/dev.json",
+            "printf '#!/bin/sh\\nck record save Note title=Smoke\\n' > smoke.sh && chmod +x smoke.sh",
+        ],
         "ck export --file fixtures/dev.json": ["mkdir -p fixtures", "ck record save Note title=Hi"],
         "ck import fixtures/dev.json": ["mkdir -p fixtures", "ck --data-dir other record save Note title=Hi",
                                         "ck --data-dir other export --file fixtures/dev.json"],
@@ -40,6 +44,7 @@ import Testing
         "ck query Place 'distanceToLocation:fromLocation:(location, %@) < 5000' --arg location:37.33,-122.03": [
             "ck record save Place name=Cupertino location:location=37.33,-122.03",
         ],
+        "ck record delete --query Note 'done == 1' --dry-run": ["ck record save Note title=Done done=1"],
         "ck record delete note-1": ["ck record save Note --name note-1 title=Hi"],
         "ck record delete note-1 --if-tag 3": ["ck record save Note --name note-1 title=Again"],
         "ck record fetch note-1 note-2": ["ck record save Note --name note-1 title=One", "ck record save Note --name note-2 title=Two"],

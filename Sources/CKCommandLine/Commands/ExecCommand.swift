@@ -13,8 +13,8 @@ enum ExecCommand {
         arguments: [ArgumentSpec("command", help: "The command to run, and its arguments (after --).", repeatable: true, completion: .command)],
         options: [OptionSpec("import", value: "file", help: "Seed the store with this fixtures document (repeatable).", repeatable: true, completion: .file),
                   OptionSpec("export-on-exit", value: "file", help: "Write the store's data to <file> when the command ends.", completion: .file)],
-        examples: [("ck exec --import fixtures/dev.json -- swift test", "Run the tests against a store seeded from a fixture."),
-                   ("ck exec --import dev.json --export-on-exit after.json -- ./smoke.sh", "Keep what the script left, for a look after a failure.")],
+        examples: [("ck exec --import fixtures/dev.json -- ./smoke.sh", "Run a test script against a store seeded from a fixture."),
+                   ("ck exec --import fixtures/dev.json --export-on-exit after.json -- ./smoke.sh", "Keep what the script left, for a look after a failure.")],
         run: run)
 
     static func run(_ inv: Invocation) throws -> Int32 {
