@@ -297,6 +297,9 @@ struct CKJob: Sendable {
     let args: [String]
     let stdin: String?
     let env: [String: String]
+    /// Run under strace, killed (SIGKILL) on entry to the `occurrence`-th call named `call` (it completes if it
+    /// makes fewer): a kill point that does not depend on timing.
+    var killAt: (call: String, occurrence: Int)? = nil
     init(_ label: String, _ args: [String], stdin: String? = nil, env: [String: String] = [:]) {
         self.label = label; self.args = args; self.stdin = stdin; self.env = env
     }
@@ -326,8 +329,15 @@ final class CKChild: @unchecked Sendable {
     init(_ launch: CKLaunch, _ job: CKJob) throws {
         _ = Self.ignoreSIGPIPE  // a child killed before reading its stdin must not take the test down
         self.job = job
-        process.executableURL = URL(fileURLWithPath: Sandbox.binary)
-        process.arguments = job.args
+        if let (call, occurrence) = job.killAt, let strace = KillPoints.strace {
+            // -D: strace runs as a detached grandchild, so ck keeps this process's pid and its exit status.
+            process.executableURL = URL(fileURLWithPath: strace)
+            process.arguments = ["-D", "-f", "-qq", "-o", "/dev/null", "-e", "trace=" + call,
+                                 "-e", "inject=\(call):signal=KILL:when=\(occurrence)", "--", Sandbox.binary] + job.args
+        } else {
+            process.executableURL = URL(fileURLWithPath: Sandbox.binary)
+            process.arguments = job.args
+        }
         process.environment = launch.environment.merging(job.env) { $1 }
         process.currentDirectoryURL = URL(fileURLWithPath: launch.dir)
         // Foundation's Process.run() on Linux can crash when other threads open file descriptors while it
