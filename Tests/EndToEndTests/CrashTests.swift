@@ -66,7 +66,7 @@ import Glibc
             var ackedSingles: [Int] = []
             for r in [batchOutcome] + singles.results where !r.killed {
                 #expect(r.status == 0, "round \(round): \(r.label) exited \(r.status) without being killed: \(r.stderr.prefix(400))")
-                let unexpected = r.stderr.split(separator: "\n").filter { !($0.hasPrefix("ck: warning: ") && $0.hasSuffix("it was never acknowledged")) }
+                let unexpected = r.unexpectedStderr.split(separator: "\n").filter { !($0.hasPrefix("ck: warning: ") && $0.hasSuffix("it was never acknowledged")) }
                 #expect(unexpected.isEmpty, "round \(round): \(r.label) wrote to stderr: \(unexpected.prefix(3))")
                 if r.status == 0, let i = r.label.split(separator: "-s").last.flatMap({ Int($0) }), r.label.hasPrefix("r\(round)-s") { ackedSingles.append(i) }
             }
