@@ -155,6 +155,29 @@ import Glibc
         #expect(doctor.stdout.contains("warning\t\(env(s))/notes.txt\tnot a file ck makes\tmove it out of the store"), "\(doctor.stdout)")
     }
 
+    /// A zone delete replaces the owner's notification log with one that has its notification: a torn tail a
+    /// crash left there is dropped, and every whole line is kept.
+    @Test func aZoneDeleteKeepsTheNotificationLogWhole() throws {
+        let s = try Sandbox()
+        #expect(try s.ck("zone", "create", "Z").status == 0)
+        #expect(try s.ck("subscription", "create", "database", "--id", "db").status == 0)
+        #expect(try s.ck("-z", "Z", "record", "save", "Note", "--name", "a", "t=1").status == 0)
+        let log = env(s) + "/notifications/\(user).jsonl"
+        let whole = try String(contentsOfFile: log, encoding: .utf8)
+        #expect(whole.hasSuffix("\n") && whole.split(separator: "\n").count == 1, "\(whole)")
+        let h = try #require(FileHandle(forWritingAtPath: log))
+        h.seekToEndOfFile()
+        h.write(Data(#"{"op":"notify","notifi"#.utf8))
+        h.closeFile()
+        #expect(try s.ck("zone", "delete", "Z", "-y").status == 0)
+        let after = try String(contentsOfFile: log, encoding: .utf8)
+        let lines = after.split(separator: "\n")
+        #expect(after.hasPrefix(whole) && after.hasSuffix("\n") && lines.count == 2, "\(after)")
+        for line in lines { #expect((try? JSONSerialization.jsonObject(with: Data(line.utf8))) != nil, "not a whole line: \(line)") }
+        let list = try s.ck("notification", "list", "-o", "plain")
+        #expect(list.status == 0 && list.stdout.split(separator: "\n").count == 2, "\(list.stdout)\(list.stderr)")
+    }
+
     @Test func theLinesOfAnInterruptedRequestGoToLostAndFound() throws {
         let s = try Sandbox()
         try s.ck("record", "save", "Note", "--name", "a", "t=one")
