@@ -83,6 +83,41 @@ import Testing
         #expect(try answers(t, indexed: true) == (try answers(t, indexed: false)))
     }
 
+    /// An edit in place that keeps the log's size and puts its modification time back (as `cp -p` or a careful
+    /// tool does) is still noticed: a query finds what fetch shows.
+    @Test func anEditKeepingSizeAndMtimeIsNoticed() throws {
+        let t = try seeded()
+        _ = try answers(t, indexed: true)
+        let path = t.envDir + "/private/" + CKContainer.userRecordName(for: "default") + "/_defaultZone.jsonl"
+        var before = stat()
+        #expect(lstat(path, &before) == 0)
+        var bytes = try #require(FileManager.default.contents(atPath: path).map { [UInt8]($0) })
+        // r011's title is "banana" (11 % 5 == 1); far from the end of the log, so the indexed tail is unchanged.
+        let text = String(decoding: bytes, as: UTF8.self)
+        let name = try #require(text.range(of: #""recordName":"r011","#))
+        let lineStart = text[..<name.lowerBound].utf8.lastIndex(of: 0x0A).map { text.utf8.distance(from: text.startIndex, to: $0) } ?? 0
+        let lineEnd = text.utf8.distance(from: text.startIndex, to: text[name.upperBound...].firstIndex(of: "\n") ?? text.endIndex)
+        let old = Array(#"{"value":"banana","type":"STRING"}"#.utf8), new = Array(#"{"value":"kiwi!!","type":"STRING"}"#.utf8)
+        let at = try #require((lineStart..<lineEnd - old.count).first { Array(bytes[$0..<$0 + old.count]) == old })
+        #expect(bytes.count - at > 4096)
+        bytes.replaceSubrange(at..<at + old.count, with: new)
+        let fd = open(path, O_WRONLY)
+        #expect(fd >= 0)
+        #expect(bytes.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, 0) } == bytes.count)
+        var times = [before.st_atim, before.st_mtim]
+        #expect(futimens(fd, &times) == 0)
+        close(fd)
+        var after = stat()
+        #expect(lstat(path, &after) == 0)
+        #expect(after.st_size == before.st_size && after.st_ino == before.st_ino)
+        #expect(after.st_mtim.tv_sec == before.st_mtim.tv_sec && after.st_mtim.tv_nsec == before.st_mtim.tv_nsec)
+        let db = try t.db()
+        #expect(try db.fetchOne("r011").fields["title"] == .string("kiwi!!"))
+        let found = try db.query(QueryRequest(recordType: "Note", predicate: "title == 'kiwi!!'", sort: [], limit: 10, cursor: nil))
+        #expect(found.records.map(\.recordName) == ["r011"])
+        #expect(try answers(t, indexed: true) == (try answers(t, indexed: false)))
+    }
+
     @Test func aCrashBetweenAppendAndIndexIsCaughtUp() throws {
         let t = try seeded()
         _ = try answers(t, indexed: true)

@@ -66,7 +66,7 @@ import Glibc
             var ackedSingles: [Int] = []
             for r in [batchOutcome] + singles.results where !r.killed {
                 #expect(r.status == 0, "round \(round): \(r.label) exited \(r.status) without being killed: \(r.stderr.prefix(400))")
-                let unexpected = r.stderr.split(separator: "\n").filter { !($0.hasPrefix("ck: warning: ") && $0.hasSuffix("it was never acknowledged")) }
+                let unexpected = r.unexpectedStderr.split(separator: "\n").filter { !($0.hasPrefix("ck: warning: ") && $0.hasSuffix("it was never acknowledged")) }
                 #expect(unexpected.isEmpty, "round \(round): \(r.label) wrote to stderr: \(unexpected.prefix(3))")
                 if r.status == 0, let i = r.label.split(separator: "-s").last.flatMap({ Int($0) }), r.label.hasPrefix("r\(round)-s") { ackedSingles.append(i) }
             }
@@ -248,12 +248,22 @@ import Glibc
         }
     }
 
-    /// 40 rounds of two writers killed at random (seeded) points: one loops `ck zone create Zn` /
-    /// `ck -z Zn record save …` / `ck zone delete Zn -y` (zones.json rewrites), the other saves records of
-    /// new types as new users (schema.json and container.json rewrites). After each kill every JSON file of
-    /// the store parses, holds what was acknowledged, temporary files belong only to killed processes, a
-    /// zone that zones.json no longer lists has no log left, and the next writes succeed.
+    /// 24 rounds of two writers running at once, some of their processes killed at seeded points: one loops
+    /// `ck zone create Zn` / `ck -z Zn record save …` / `ck zone delete Zn -y` (zones.json rewrites), the other
+    /// saves records of new types as new users (schema.json and container.json rewrites). About half the
+    /// processes are killed by strace on entry to a seeded n-th write, fsync, rename, unlink, mkdir or openat
+    /// (so where they die does not depend on the machine's load); the rest run to the end. After each round
+    /// every JSON file of the store parses, holds what was acknowledged, temporary files belong only to killed
+    /// processes, a zone that zones.json no longer lists has no log left, and the next writes succeed.
     @Test func zoneAndSchemaRewritesKilledAtRandomPointsLeaveOldOrNewFiles() throws {
+        guard KillPoints.strace != nil else {
+            if ProcessInfo.processInfo.environment["CI"] != nil {
+                Issue.record("CrashTests needs strace (apt-get install strace); .ci/run installs it")
+            } else {
+                print("CrashTests: skipped the rewrite rounds: they need strace (apt-get install strace)")
+            }
+            return
+        }
         let s = try Sandbox()
         #expect(try s.serialCK("init").status == 0)
         let launch = CKLaunch(s)
@@ -265,12 +275,12 @@ import Glibc
         var zoneOpsAcked = 0, tmpSeen = Set<String>()
         var orphans = Set<String>()               // zones reported as deleted-but-logged, until created again
 
-        for round in 0..<40 {
-            let delay = Int.random(in: 0...100, using: &rng)
+        let calls = ["write", "write", "fsync", "rename", "rename", "unlink", "mkdir", "openat"]
+        for round in 0..<24 {
             // Zone jobs: toggle random zones Z0…Z3; a created zone gets a record, so a delete has a log to remove.
             var believed = zones
             var zoneJobs: [CKJob] = []
-            for i in 0..<6 {
+            for i in 0..<4 {
                 let z = "Z\(Int.random(in: 0..<4, using: &rng))"
                 if believed.contains(z) {
                     zoneJobs.append(CKJob("delete \(z)", ["zone", "delete", z, "-y"]))
@@ -281,26 +291,31 @@ import Glibc
                     believed.insert(z)
                 }
             }
-            let schemaJobs = (0..<8).map { i in
+            var schemaJobs = (0..<4).map { i in
                 CKJob("type T\(round)x\(i)", ["--as", "w\(round)x\(i)", "record", "save", "T\(round)x\(i)", "--name", "s\(i)", "f\(i):int64=\(i)"])
+            }
+            for i in zoneJobs.indices where Bool.random(using: &rng) {
+                zoneJobs[i].killAt = (calls[Int.random(in: 0..<calls.count, using: &rng)], Int.random(in: 1...6, using: &rng))
+            }
+            for i in schemaJobs.indices where Bool.random(using: &rng) {
+                schemaJobs[i].killAt = (calls[Int.random(in: 0..<calls.count, using: &rng)], Int.random(in: 1...6, using: &rng))
             }
             let zoneLoop = CKWriterLoop(launch, zoneJobs), schemaLoop = CKWriterLoop(launch, schemaJobs)
             defer { zoneLoop.stop(kill: true); schemaLoop.stop(kill: true) }
-            let t0 = Date()
             zoneLoop.start()
             schemaLoop.start()
-            Thread.sleep(until: t0.addingTimeInterval(Double(delay) / 1000))
-            zoneLoop.stop(kill: true)
-            schemaLoop.stop(kill: true)
             zoneLoop.wait()
             schemaLoop.wait()
 
             // The zone each acknowledged op leaves, unless a later op on that zone was killed (then either).
             var expectZone: [String: Bool] = [:]
             var uncertain = Set<String>()
-            for r in zoneLoop.results + schemaLoop.results {
-                if r.killed { killed.insert(r.pid) }
-                if !r.killed {
+            for results in [zoneLoop.results, schemaLoop.results] {
+                var afterKill = false
+                for r in results {
+                    if r.killed { killed.insert(r.pid); afterKill = true; continue }
+                    // A kill may have stopped the `zone create` a later save or delete of that zone relied on.
+                    if afterKill && r.status == 3 && r.stderr.hasPrefix("ck: zoneNotFound (26): Zone '") { continue }
                     #expect(r.status == 0, "round \(round): \(r.label) exited \(r.status) without being killed: \(r.stderr.prefix(300))")
                 }
             }
@@ -384,8 +399,9 @@ import Glibc
         #expect(((zonesJSON["zones"] as? [[String: Any]]) ?? []).contains { $0["zoneName"] as? String == "Final" })
         let schemaJSON = try #require(parseJSONFile(env + "/schema.json"))
         #expect((schemaJSON["recordTypes"] as? [String: Any])?["FinalType"] != nil)
-        #expect(ackedTypes.count > 0, "no schema save completed in 40 rounds")
-        print("CrashTests: 40 rounds of rewrites; processes killed: \(killed.count); types saved: \(ackedTypes.count); zone ops acknowledged: \(zoneOpsAcked); temporary files left by kills: \(tmpSeen.count)")
+        // Half the jobs run unarmed, so these hold whatever the machine's load.
+        #expect(ackedTypes.count > 0 && killed.count > 0 && zoneOpsAcked > 0)
+        print("CrashTests: 24 rounds of rewrites; processes killed: \(killed.count); types saved: \(ackedTypes.count); zone ops acknowledged: \(zoneOpsAcked); temporary files left by kills: \(tmpSeen.count)")
     }
 
     /// A zone's log left behind by an interrupted delete (made here by putting the log back after a delete)

@@ -145,7 +145,7 @@ import Testing
         writers.forEach { $0.wait() }
         for w in writers {
             #expect(w.results.count == 9)
-            for r in w.results { #expect(r.status == 0 && r.stderr.isEmpty, "\(r.label): exit \(r.status): \(r.stderr)") }
+            for r in w.results { #expect(r.status == 0 && r.unexpectedStderr.isEmpty, "\(r.label): exit \(r.status): \(r.stderr)") }
         }
         let list = try s.ck("kv", "list").stdout.split(separator: "\n").map { String($0.split(separator: "\t")[0]) }
         #expect(Set(list) == Set(["seed"] + (0..<8).flatMap { p in (0..<6).map { "p\(p)-\($0)" } }))

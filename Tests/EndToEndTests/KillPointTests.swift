@@ -26,16 +26,20 @@ import Testing
            observe: { s in [try s.ck("export").stdout, try s.ck("zone", "list").stdout] })
     }
 
-    /// zone delete of a zone with records, a subscription to notify and a device that synced it.
+    /// zone delete of a zone with records, a database subscription to notify (its notification is written with
+    /// the deletion) and a device that synced it.
     @Test func zoneDelete() throws {
         try KillPoints.run("zone delete", prepare: { s in
             try s.ck("zone", "create", "Gone")
             try s.ck("zone", "create", "Kept")
             for i in 0..<5 { try s.ck("-z", "Gone", "record", "save", "Note", "--name", "g\(i)", "v:int64=\(i)") }
             try s.ck("-z", "Kept", "record", "save", "Note", "--name", "k", "v:int64=1")
+            try s.ck("subscription", "create", "database", "--id", "db")
+            try s.ck("-z", "Kept", "record", "save", "Note", "--name", "k2", "v:int64=2")
+            try s.ck("sync", "phone")
         }, command: { _ in ["zone", "delete", "Gone", "-y"] },
            observe: { s in [try s.ck("export").stdout, try s.ck("zone", "list").stdout,
-                            try s.ck("-z", "Kept", "record", "fetch", "k").stdout] })
+                            try s.ck("-z", "Kept", "record", "fetch", "k").stdout, try KillPoints.notifications(s)] })
     }
 
     /// container delete of the current container, with a device replica.
@@ -72,12 +76,9 @@ import Testing
         }, command: { _ in ["-z", "Z", "record", "save", "--batch", "-"] },
            stdin: (0..<4).map { #"{"recordName":"b\#($0)","recordType":"Note","fields":{"v":{"value":\#($0),"type":"INT64"}}}"# }.joined(separator: "\n") + "\n",
            observe: { s in
-               // Notification IDs are random: everything else of each line is compared.
-               let list = try s.ck("notification", "list", "-o", "plain").stdout.split(separator: "\n")
-                   .map { $0.split(separator: "\t").dropFirst().joined(separator: "\t") }
                // Each run saves at its own time: the timestamps of the new records are left out.
                let export = try s.ck("export").stdout.split(separator: "\n").filter { !$0.contains("\"timestamp\":") }
-               return [export.joined(separator: "\n"), list.joined(separator: "\n")]
+               return [export.joined(separator: "\n"), try KillPoints.notifications(s)]
            })
     }
 
@@ -163,6 +164,12 @@ enum KillPoints {
         }
         print("KillPointTests: \(name): \(points.count) kill points, \(chosen.count) run: \(sawBefore) as before, \(sawAfter) as after, \(problems.count) problems")
         #expect(problems.isEmpty, "\(name): \(problems.count) of \(chosen.count) kill points: \(problems.prefix(5).joined(separator: "\n"))")
+    }
+
+    /// The notification list without notification IDs (random: everything else of each line is compared).
+    static func notifications(_ s: Sandbox) throws -> String {
+        try s.ck("notification", "list", "-o", "plain").stdout.split(separator: "\n")
+            .map { $0.split(separator: "\t").dropFirst().joined(separator: "\t") }.joined(separator: "\n")
     }
 
     /// Where two observations first differ, line by line (for the failure message).

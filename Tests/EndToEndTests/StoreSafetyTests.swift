@@ -30,7 +30,9 @@ import Glibc
     @Test func outputToAFullDiskFails() throws {
         let s = try Sandbox()
         try s.ck("record", "save", "Note", "--name", "a", "t=1")
-        for args in [["export"], ["record", "fetch", "a"], ["query", "Note", "t == 1"], ["zone", "list"]] {
+        try s.ck("zone", "create", "Z")
+        try s.ck("-z", "Z", "record", "save", "Note", "--name", "z", "t=1")
+        for args in [["export"], ["record", "fetch", "a"], ["query", "Note", "t == 1"], ["-z", "Z", "changes", "zone"], ["zone", "list"]] {
             let r = try toFull(s, args)
             #expect(r.status == 1, "\(args) to /dev/full exited \(r.status)")
             #expect(r.stderr.contains("ck: internalError (1): cannot write to standard output: No space left on device"), "\(args): \(r.stderr)")
@@ -101,6 +103,79 @@ import Glibc
         let doctor = try s.ck("doctor")
         #expect(doctor.status == 1)
         #expect(doctor.stdout.contains("problem\t\(env(s))/assets/\(String(repeating: "a", count: 64))\ta symbolic link: ck refuses to follow links inside the store"), "\(doctor.stdout)")
+    }
+
+    /// A link planted for a directory of the store (devices/, assets/, private/<user>/, lost+found/): the command
+    /// that would write there refuses, naming the link, and nothing is made outside the store.
+    @Test func linksPlantedForStoreDirectoriesAreRefused() throws {
+        let s = try Sandbox()
+        #expect(try s.ck("zone", "list").status == 0)
+        let outside = s.dir + "/outside"
+        try FileManager.default.createDirectory(atPath: outside, withIntermediateDirectories: true)
+        try s.write("asset bytes", to: "a.bin")
+        func refused(_ link: String, _ args: [String]) throws {
+            try? FileManager.default.removeItem(atPath: link)
+            try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: outside + "/" + (link as NSString).lastPathComponent)
+            let r = try s.run(args)
+            #expect(r.status != 0, "\(args) with \(link) a link exited 0")
+            #expect(r.stderr.contains("\(link): is a symbolic link; ck does not follow links inside the store"), "\(args): \(r.stderr)")
+            #expect(try FileManager.default.contentsOfDirectory(atPath: outside).isEmpty, "\(args) made a file outside the store")
+            try FileManager.default.removeItem(atPath: link)
+        }
+        try refused(s.dir + "/store/devices", ["sync", "phone"])
+        try refused(env(s) + "/assets", ["record", "save", "Photo", "--name", "p", "img:asset=@a.bin"])
+        try FileManager.default.createDirectory(atPath: env(s) + "/assets", withIntermediateDirectories: false)
+        try refused(env(s) + "/private/\(user)", ["record", "save", "Note", "--name", "n", "t=1"])
+
+        // lost+found/: a write that must keep an interrupted request's lines there refuses, and so does doctor's
+        // repair, which then claims nothing repaired: the log keeps the lines.
+        let batch = (0..<3).map { #"{"recordName":"b\#($0)","recordType":"Note","fields":{"u":{"value":"x","type":"STRING"}}}"# }.joined(separator: "\n")
+        #expect(try s.ck("record", "save", "--batch", "-", stdin: batch + "\n").status == 0)
+        let log = env(s) + "/private/\(user)/_defaultZone.jsonl"
+        let lines = try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n")
+        try (lines.prefix(2).joined(separator: "\n") + "\n").write(toFile: log, atomically: false, encoding: .utf8)
+        let cut = try String(contentsOfFile: log, encoding: .utf8)
+        let lostFound = s.dir + "/store/lost+found"
+        try FileManager.default.createSymbolicLink(atPath: lostFound, withDestinationPath: outside + "/lf")
+        let save = try s.ck("record", "save", "Note", "--name", "c", "t=2")
+        #expect(save.status != 0 && save.stderr.contains("\(lostFound): is a symbolic link"), "\(save.stderr)")
+        let repair = try s.ck("doctor", "--repair")
+        #expect(repair.status == 1)
+        #expect(repair.stdout.contains("can't keep what a repair removes"), "\(repair.stdout)")
+        #expect(!repair.stdout.contains("repaired"), "\(repair.stdout)")
+        #expect(try String(contentsOfFile: log, encoding: .utf8) == cut)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: outside).isEmpty, "a file was made outside the store")
+        try FileManager.default.removeItem(atPath: lostFound)
+        #expect(try s.ck("doctor", "--repair").status == 0)
+        #expect(try s.ck("record", "save", "Note", "--name", "c", "t=2").status == 0)
+
+        // doctor names a file ck does not make.
+        try s.write("mine", to: "store/containers/iCloud.ck.default/development/notes.txt")
+        let doctor = try s.ck("doctor")
+        #expect(doctor.stdout.contains("warning\t\(env(s))/notes.txt\tnot a file ck makes\tmove it out of the store"), "\(doctor.stdout)")
+    }
+
+    /// A zone delete replaces the owner's notification log with one that has its notification: a torn tail a
+    /// crash left there is dropped, and every whole line is kept.
+    @Test func aZoneDeleteKeepsTheNotificationLogWhole() throws {
+        let s = try Sandbox()
+        #expect(try s.ck("zone", "create", "Z").status == 0)
+        #expect(try s.ck("subscription", "create", "database", "--id", "db").status == 0)
+        #expect(try s.ck("-z", "Z", "record", "save", "Note", "--name", "a", "t=1").status == 0)
+        let log = env(s) + "/notifications/\(user).jsonl"
+        let whole = try String(contentsOfFile: log, encoding: .utf8)
+        #expect(whole.hasSuffix("\n") && whole.split(separator: "\n").count == 1, "\(whole)")
+        let h = try #require(FileHandle(forWritingAtPath: log))
+        h.seekToEndOfFile()
+        h.write(Data(#"{"op":"notify","notifi"#.utf8))
+        h.closeFile()
+        #expect(try s.ck("zone", "delete", "Z", "-y").status == 0)
+        let after = try String(contentsOfFile: log, encoding: .utf8)
+        let lines = after.split(separator: "\n")
+        #expect(after.hasPrefix(whole) && after.hasSuffix("\n") && lines.count == 2, "\(after)")
+        for line in lines { #expect((try? JSONSerialization.jsonObject(with: Data(line.utf8))) != nil, "not a whole line: \(line)") }
+        let list = try s.ck("notification", "list", "-o", "plain")
+        #expect(list.status == 0 && list.stdout.split(separator: "\n").count == 2, "\(list.stdout)\(list.stderr)")
     }
 
     @Test func theLinesOfAnInterruptedRequestGoToLostAndFound() throws {

@@ -54,15 +54,15 @@ extension CKDatabase {
         return out
     }
 
-    /// Fires the owner's database subscriptions for a deleted zone (call with the exclusive lock held).
-    func notifyZoneDeleted(_ zone: Zone, recordTypes: Set<String>, file: SubscriptionFile) throws(CKError) {
+    /// The notifications the owner's database subscriptions make for a deleted zone (written by the caller).
+    func zoneDeletedNotifications(_ zone: Zone, recordTypes: Set<String>, file: SubscriptionFile) -> [SubscriptionNotification] {
         var out: [SubscriptionNotification] = []
         for s in file.subscriptions where s.database == .private && s.ownerRecordName == zone.zoneID.ownerRecordName {
             guard case .database(let type) = s.kind, type.map(recordTypes.contains) ?? true else { continue }
             out.append(SubscriptionNotification(notificationID: UUID().uuidString, kind: .database, subscription: s,
                                                 deviceID: deviceID, time: store.now()))
         }
-        try NotificationLog.append(env.notificationsPath(zone.zoneID.ownerRecordName), out.map { .notify($0) })
+        return out
     }
 }
 

@@ -86,13 +86,13 @@ enum FileIO {
         if let failure { throw failure }
     }
 
-    /// Writes a whole buffer. Each write(2) is at most 1 GiB (Linux writes at most 0x7FFFF000 bytes a call),
-    /// and the offset always advances by what the call reported.
-    static func writeAll(_ fd: Int32, _ buf: UnsafeRawBufferPointer, path: String) throws(CKError) {
+    /// Writes a whole buffer. Each write(2) is at most `chunk` bytes (1 GiB; Linux writes at most 0x7FFFF000
+    /// bytes a call, and tests make it small), and the offset always advances by what the call reported.
+    static func writeAll(_ fd: Int32, _ buf: UnsafeRawBufferPointer, path: String, chunk: Int = 1 << 30) throws(CKError) {
         guard let base = buf.baseAddress else { return }
         var done = 0
         while done < buf.count {
-            let n = write(fd, base + done, min(buf.count - done, 1 << 30))
+            let n = write(fd, base + done, min(buf.count - done, chunk))
             if n < 0 { if errno == EINTR { continue }; throw CKError.internalError("cannot write \(path): \(errnoText())") }
             if n == 0 { throw CKError.internalError("cannot write \(path): no progress (device full?)") }
             done += n
@@ -164,11 +164,14 @@ enum FileIO {
         guard fsync(fd) == 0 else { throw CKError.internalError("cannot sync \(path): \(errnoText())") }
     }
 
-    /// Size, inode and modification time (ns) of a file, or nil when it does not exist.
-    static func fileInfo(_ path: String) -> (size: Int, inode: Int64, mtime: Int64)? {
+    /// Size, inode, modification and status-change times (ns) of a file, or nil when it does not exist.
+    /// The status-change time can't be set back (utimensat sets it to now), so it reveals an edit that kept
+    /// the size and restored the modification time.
+    static func fileInfo(_ path: String) -> (size: Int, inode: Int64, mtime: Int64, ctime: Int64)? {
         var st = Glibc.stat()
         guard lstat(path, &st) == 0 else { return nil }
-        return (Int(st.st_size), Int64(st.st_ino), Int64(st.st_mtim.tv_sec) * 1_000_000_000 + Int64(st.st_mtim.tv_nsec))
+        return (Int(st.st_size), Int64(st.st_ino), Int64(st.st_mtim.tv_sec) * 1_000_000_000 + Int64(st.st_mtim.tv_nsec),
+                Int64(st.st_ctim.tv_sec) * 1_000_000_000 + Int64(st.st_ctim.tv_nsec))
     }
 
     /// Cuts a file to `length` bytes (used to drop a torn last line) and syncs it.

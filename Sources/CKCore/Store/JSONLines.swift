@@ -25,4 +25,29 @@ enum JSONLines {
             start = next
         }
     }
+
+    /// Like `forEach(_:_:)` over a file read in pieces of `piece` bytes, so memory stays at a piece and the
+    /// longest line whatever the file's size. Returns false when the file does not exist.
+    static func forEach(path: String, piece: Int = 8 << 20, _ body: (Line) -> Void) throws(CKError) -> Bool {
+        var carry: [UInt8] = [], carryStart = 0, number = 0
+        while true {
+            guard let chunk = try FileIO.readRange(path, from: carryStart + carry.count, count: piece) else { return false }
+            if chunk.isEmpty {
+                if !carry.isEmpty {
+                    number += 1
+                    body(Line(number: number, bytes: carry[...], next: carryStart + carry.count, terminated: false))
+                }
+                return true
+            }
+            let data = carry.isEmpty ? chunk : carry + chunk
+            var start = 0
+            while let end = data[start...].firstIndex(of: 0x0A) {
+                number += 1
+                body(Line(number: number, bytes: data[start..<end], next: carryStart + end + 1, terminated: true))
+                start = end + 1
+            }
+            carry = Array(data[start...])
+            carryStart += start
+        }
+    }
 }

@@ -75,8 +75,23 @@ enum NotificationLog {
             let c = try read(path)
             if c.tornBytes > 0 { try FileIO.truncate(path, to: c.validLength) } else { prefix = [0x0A] }
         }
-        var bytes = prefix
+        try FileIO.append(path, prefix + lines(entries))
+    }
+
+    /// The log's whole content with `entries` appended (a torn tail dropped, a missing final newline added), for
+    /// an operation that replaces the log as one of several files.
+    static func appending(_ path: String, _ entries: [Entry]) throws(CKError) -> [UInt8] {
+        guard var bytes = try FileIO.read(path) else { return lines(entries) }
+        if let last = bytes.last, last != 0x0A {
+            let c = try read(path, tolerant: true)
+            if c.tornBytes > 0 { bytes.removeLast(bytes.count - c.validLength) } else { bytes.append(0x0A) }
+        }
+        return bytes + lines(entries)
+    }
+
+    private static func lines(_ entries: [Entry]) -> [UInt8] {
+        var bytes: [UInt8] = []
         for e in entries { bytes += Array((e.json.serialized() + "\n").utf8) }
-        try FileIO.append(path, bytes)
+        return bytes
     }
 }

@@ -4,7 +4,7 @@ import Foundation
 /// its change tag and sequence number, and the values of its fields — so fetch, save and query cost
 /// stays flat as logs grow. The logs stay the truth: a missing, stale or damaged index is rebuilt.
 final class RecordIndex {
-    static let formatVersion = "4"
+    static let formatVersion = "5"
     let path: String
     let envDir: String
     let db: SQLiteConnection
@@ -37,7 +37,7 @@ final class RecordIndex {
             DROP TABLE IF EXISTS vals; DROP TABLE IF EXISTS refs; DROP TABLE IF EXISTS log_ids;
             CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT);
             CREATE TABLE log_ids(path TEXT PRIMARY KEY, id INTEGER NOT NULL UNIQUE);
-            CREATE TABLE logs(log INTEGER PRIMARY KEY, size INTEGER, inode INTEGER, mtime INTEGER, valid INTEGER,
+            CREATE TABLE logs(log INTEGER PRIMARY KEY, size INTEGER, inode INTEGER, mtime INTEGER, ctime INTEGER, valid INTEGER,
                               lines INTEGER, last_seq INTEGER, tail TEXT, vals_ready INTEGER DEFAULT 0);
             CREATE TABLE records(log INTEGER, name TEXT, type TEXT, off INTEGER, len INTEGER, seq INTEGER,
                                  created INTEGER, modified INTEGER, PRIMARY KEY(log, name)) WITHOUT ROWID;
@@ -91,15 +91,17 @@ final class RecordIndex {
             try wrap { () throws(SQLiteConnection.Failure) in try forget(log) }
             return ZoneLogContents()
         }
-        let row = try wrap { () throws(SQLiteConnection.Failure) -> (size: Int, inode: Int64, mtime: Int64, valid: Int, lines: Int, tail: String)? in
-            let s = try db.prepare("SELECT size, inode, mtime, valid, lines, tail FROM logs WHERE log = ?1")
+        let row = try wrap { () throws(SQLiteConnection.Failure) -> (size: Int, inode: Int64, mtime: Int64, ctime: Int64, valid: Int, lines: Int, tail: String)? in
+            let s = try db.prepare("SELECT size, inode, mtime, ctime, valid, lines, tail FROM logs WHERE log = ?1")
             try s.bind([log])
             guard try s.step() else { return nil }
-            return (Int(s.int(0)), s.int(1), s.int(2), Int(s.int(3)), Int(s.int(4)), s.text(5))
+            return (Int(s.int(0)), s.int(1), s.int(2), s.int(3), Int(s.int(4)), Int(s.int(5)), s.text(6))
         }
         var from = 0, firstLine = 1
+        // An unchanged log has its size, mtime and ctime; one that only grew (an append) keeps its indexed tail.
         if let r = row, r.inode == info.inode, r.valid <= info.size, r.size <= info.size,
-           r.size < info.size || r.mtime == info.mtime, try tailMatches(logPath, valid: r.valid, hash: r.tail) {
+           r.size < info.size || (r.mtime == info.mtime && r.ctime == info.ctime),
+           try tailMatches(logPath, valid: r.valid, hash: r.tail) {
             if r.size == info.size && r.valid == info.size {
                 var c = ZoneLogContents()
                 c.validLength = info.size
@@ -144,14 +146,14 @@ final class RecordIndex {
     func isCurrent(_ logPath: String) throws(CKError) -> Bool {
         let log = try key(logPath)
         guard let info = FileIO.fileInfo(logPath) else { return true }
-        let row = try wrap { () throws(SQLiteConnection.Failure) -> (size: Int, inode: Int64, mtime: Int64, valid: Int)? in
-            let s = try db.prepare("SELECT size, inode, mtime, valid FROM logs WHERE log = ?1")
+        let row = try wrap { () throws(SQLiteConnection.Failure) -> (size: Int, inode: Int64, mtime: Int64, ctime: Int64)? in
+            let s = try db.prepare("SELECT size, inode, mtime, ctime FROM logs WHERE log = ?1")
             try s.bind([log])
             guard try s.step() else { return nil }
-            return (Int(s.int(0)), s.int(1), s.int(2), Int(s.int(3)))
+            return (Int(s.int(0)), s.int(1), s.int(2), s.int(3))
         }
         guard let r = row else { return false }
-        return r.inode == info.inode && r.size == info.size && r.mtime == info.mtime
+        return r.inode == info.inode && r.size == info.size && r.mtime == info.mtime && r.ctime == info.ctime
     }
 
     private func tailMatches(_ logPath: String, valid: Int, hash: String) throws(CKError) -> Bool {
@@ -165,15 +167,15 @@ final class RecordIndex {
         return SHA256.hex(bytes)
     }
 
-    private func record(_ log: Int64, info: (size: Int, inode: Int64, mtime: Int64), contents: ZoneLogContents,
+    private func record(_ log: Int64, info: (size: Int, inode: Int64, mtime: Int64, ctime: Int64), contents: ZoneLogContents,
                         logPath: String) throws(SQLiteConnection.Failure) {
         let lastSeq = contents.entries.last?.seq
         try db.prepare("""
-            INSERT INTO logs(log, size, inode, mtime, valid, lines, last_seq, tail) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
+            INSERT INTO logs(log, size, inode, mtime, valid, lines, last_seq, tail, ctime) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
             ON CONFLICT(log) DO UPDATE SET size = ?2, inode = ?3, mtime = ?4, valid = ?5, lines = ?6,
-                last_seq = max(coalesce(last_seq, 0), coalesce(?7, 0)), tail = ?8
+                last_seq = max(coalesce(last_seq, 0), coalesce(?7, 0)), tail = ?8, ctime = ?9
             """).run([log, info.size, info.inode, info.mtime, contents.validLength, contents.lines, lastSeq,
-                      tailHash(logPath, valid: contents.validLength)])
+                      tailHash(logPath, valid: contents.validLength), info.ctime])
     }
 
     private func forget(_ log: Int64) throws(SQLiteConnection.Failure) {

@@ -70,7 +70,14 @@ public struct StoreDoctor {
         guard let base = lostFound else { return nil }
         let rel = path.hasPrefix(store.root + "/") ? String(path.dropFirst(store.root.count + 1)) : (path as NSString).lastPathComponent
         let dest = base + "/" + rel
-        do throws(CKError) { try FileIO.makeDirectory((dest as NSString).deletingLastPathComponent) } catch { return nil }
+        do throws(CKError) { try FileIO.makeDirectory((dest as NSString).deletingLastPathComponent) } catch {
+            // Nothing is repaired that would lose data: what needed lost+found stays as it was.
+            let message = "can't keep what a repair removes: \(error.reason)"
+            if !findings.contains(where: { $0.message == message }) {
+                note(.problem, base, message, fix: "make \(store.root)/lost+found a directory, then run 'ck doctor --repair' again")
+            }
+            return nil
+        }
         return dest
     }
 
@@ -279,79 +286,108 @@ public struct StoreDoctor {
     }
 
     /// Checks every line of a log; with repair, rewrites it without bad lines and cuts a torn tail,
-    /// keeping what was removed in lost+found.
+    /// keeping what was removed in lost+found. The log is read in pieces and only what a finding needs is
+    /// kept, so memory stays flat whatever its size (a repair holds the log's good lines while it rewrites it).
     mutating func checkLog(_ path: String, env: EnvironmentStore, assets: inout Set<String>) {
-        guard let bytes = try? FileIO.read(path) else {
+        var removed = Set<Int>()
+        var badLines: [Int] = []
+        // The asset hashes of each live record that has any: the assets the log still refers to.
+        var liveAssets: [String: Set<String>] = [:]
+        var incomplete: [Int] = []
+        var lastSeq: Int64 = 0
+        var torn: (line: Int, bytes: Int)? = nil
+        // The lines of a request of several lines ({"batch": count} on its first) wait until it is whole: a request
+        // a crash cut short was never applied, and its whole lines stand or fall together with it.
+        var group: (lines: [(number: Int, entry: LogEntry)], remaining: Int)? = nil
+        func accept(_ number: Int, _ entry: LogEntry) {
+            // Sequence numbers grow along a log and never repeat in an environment: change tags and tokens rest on it.
+            let place = "\(path):\(number)"
+            if entry.seq <= lastSeq {
+                note(.problem, place, "sequence number \(entry.seq) does not follow \(lastSeq) (out of order or repeated)",
+                     fix: "the log was edited or spliced by hand; restore it from a copy (doctor does not reorder history)")
+            } else if let other = seqSeen[entry.seq] {
+                note(.problem, place, "sequence number \(entry.seq) is used again (first at \(other))",
+                     fix: "the logs were edited or copied by hand; restore them from a copy (doctor does not renumber history)")
+            }
+            lastSeq = max(lastSeq, entry.seq)
+            if seqSeen[entry.seq] == nil { seqSeen[entry.seq] = place }
+            switch entry {
+            case .save(_, let r):
+                var hashes = Set<String>()
+                for v in r.fields.values { StoreDoctor.collectAssets(v, into: &hashes) }
+                liveAssets[r.recordName] = hashes.isEmpty ? nil : hashes
+            case .delete(_, let n, _, _, _): liveAssets[n] = nil
+            }
+        }
+        let read: Bool
+        do {
+            read = try JSONLines.forEach(path: path) { line in
+                if line.isBlank { return }
+                guard let json = try? JSON.parse(utf8: line.bytes), let entry = try? LogEntry(json: json, path: path) else {
+                    if line.terminated { badLines.append(line.number) } else { torn = (line.number, line.bytes.count) }
+                    removed.insert(line.number)
+                    return
+                }
+                if let count = json["batch"]?.int64Value, count > 1 {
+                    // A new request: one still open before it was cut short (and its lines were never applied).
+                    for held in group?.lines ?? [] { accept(held.number, held.entry) }
+                    group = ([(line.number, entry)], Int(count) - 1)
+                } else if var g = group {
+                    g.lines.append((line.number, entry))
+                    g.remaining -= 1
+                    if g.remaining == 0 {
+                        for held in g.lines { accept(held.number, held.entry) }
+                        group = nil
+                    } else {
+                        group = g
+                    }
+                } else {
+                    accept(line.number, entry)
+                }
+            }
+        } catch {
+            note(.problem, path, "can't be read: \(error.reason)", fix: "check permissions")
+            return
+        }
+        guard read else {
             note(.problem, path, "can't be read", fix: "check permissions")
             return
         }
-        var good: [UInt8] = []
-        var bad: [UInt8] = []
-        var badLines: [Int] = []
-        var live: [String: Record] = [:]
-        // The whole lines of a request cut short stand or fall together with it: never applied, kept aside.
-        let parsed = try? ZoneLog.parse(bytes, base: 0, firstLine: 1, path: path, into: ZoneLogContents())
-        let incompleteFrom = parsed.flatMap { $0.tornBytes > 0 && $0.validLength < bytes.count ? $0.validLength : nil }
-        var incomplete: [Int] = []
-        var lastSeq: Int64 = 0
-        JSONLines.forEach(bytes) { line in
-            if line.isBlank { return }
-            let start = line.next - line.bytes.count - (line.terminated ? 1 : 0)
-            if let from = incompleteFrom, start >= from, line.terminated {
-                incomplete.append(line.number)
-                bad.append(contentsOf: line.bytes)
-                bad.append(0x0A)
-                return
-            }
-            if let json = try? JSON.parse(utf8: line.bytes), let entry = try? LogEntry(json: json, path: path) {
-                // Sequence numbers grow along a log and never repeat in an environment: change tags and tokens rest on it.
-                let place = "\(path):\(line.number)"
-                if entry.seq <= lastSeq {
-                    note(.problem, place, "sequence number \(entry.seq) does not follow \(lastSeq) (out of order or repeated)",
-                         fix: "the log was edited or spliced by hand; restore it from a copy (doctor does not reorder history)")
-                } else if let other = seqSeen[entry.seq] {
-                    note(.problem, place, "sequence number \(entry.seq) is used again (first at \(other))",
-                         fix: "the logs were edited or copied by hand; restore them from a copy (doctor does not renumber history)")
+        if let g = group {
+            incomplete = g.lines.map(\.number)
+            removed.formUnion(incomplete)
+        }
+        for hashes in liveAssets.values { assets.formUnion(hashes) }
+        // Repaired only once what was removed is kept: the findings below say so only then.
+        var repaired = false
+        if repair, !removed.isEmpty, let dest = aside(path) {
+            do {
+                var good: [UInt8] = [], cut: [UInt8] = []
+                _ = try JSONLines.forEach(path: path) { line in
+                    if line.isBlank { return }
+                    if removed.contains(line.number) { cut += line.bytes + [0x0A] } else { good += line.bytes + [0x0A] }
                 }
-                lastSeq = max(lastSeq, entry.seq)
-                if seqSeen[entry.seq] == nil { seqSeen[entry.seq] = place }
-                good.append(contentsOf: line.bytes)
-                good.append(0x0A)
-                switch entry {
-                case .save(_, let r): live[r.recordName] = r
-                case .delete(_, let n, _, _, _): live[n] = nil
-                }
-            } else if !line.terminated {
-                note(.warning, "\(path):\(line.number)", "torn last line (\(line.bytes.count) bytes, an interrupted write)",
-                     fix: repair ? "cut off" : "ck drops it on the next write; 'ck doctor --repair' cuts it now", repaired: repair)
-                bad.append(contentsOf: line.bytes)
-                bad.append(0x0A)
-            } else {
-                badLines.append(line.number)
-                bad.append(contentsOf: line.bytes)
-                bad.append(0x0A)
+                try FileIO.atomicWrite(dest + ".removed-lines", cut)
+                try FileIO.atomicWrite(path, good)
+                try env.index()?.sync(path, warnings: &env.warnings)
+                repaired = true
+            } catch {
+                note(.problem, path, "could not rewrite: \(error.reason)", fix: "check permissions")
             }
+        }
+        if let torn {
+            note(.warning, "\(path):\(torn.line)", "torn last line (\(torn.bytes) bytes, an interrupted write)",
+                 fix: repaired ? "cut off" : "ck drops it on the next write; 'ck doctor --repair' cuts it now", repaired: repaired)
         }
         if let first = incomplete.first, let last = incomplete.last {
             note(.warning, "\(path):\(first)", "lines \(first)–\(last): an incomplete request of several lines (an interrupted write), never applied",
-                 fix: repair ? "moved to lost+found" : "the next write to this zone moves them to lost+found; 'ck doctor --repair' does it now",
-                 repaired: repair)
+                 fix: repaired ? "moved to lost+found" : "the next write to this zone moves them to lost+found; 'ck doctor --repair' does it now",
+                 repaired: repaired)
         }
         for n in badLines {
             note(.problem, "\(path):\(n)", "not a valid log line: reads of this zone fail until it is fixed",
-                 fix: repair ? "removed from the log (kept in lost+found)" : "fix the line by hand, or 'ck doctor --repair' moves it into lost+found",
-                 repaired: repair)
-        }
-        for r in live.values {
-            for v in r.fields.values { StoreDoctor.collectAssets(v, into: &assets) }
-        }
-        guard repair, !bad.isEmpty, let dest = aside(path) else { return }
-        do {
-            try FileIO.atomicWrite(dest + ".removed-lines", bad)
-            try FileIO.atomicWrite(path, good)
-            try env.index()?.sync(path, warnings: &env.warnings)
-        } catch {
-            note(.problem, path, "could not rewrite: \(error.reason)", fix: "check permissions")
+                 fix: repaired ? "removed from the log (kept in lost+found)" : "fix the line by hand, or 'ck doctor --repair' moves it into lost+found",
+                 repaired: repaired)
         }
     }
 
@@ -404,29 +440,33 @@ public struct StoreDoctor {
             note(.problem, path, error.reason, fix: "check permissions")
             return
         }
+        // Repaired only once what was removed is kept: the findings say so only then.
+        var repaired = false
+        if repair, !c.badLines.isEmpty || c.tornBytes > 0, let bytes = try? FileIO.read(path), let dest = aside(path) {
+            var good: [UInt8] = [], bad: [UInt8] = []
+            let badLines = Set(c.badLines)
+            let lines = bytes.split(separator: 0x0A, omittingEmptySubsequences: false)
+            for (i, line) in lines.enumerated() where !line.isEmpty {
+                // The torn tail is the last, unterminated line.
+                let torn = i == lines.count - 1 && c.tornBytes > 0
+                if badLines.contains(i + 1) || torn { bad += line + [0x0A] } else { good += line + [0x0A] }
+            }
+            do {
+                try FileIO.atomicWrite(dest + ".removed-lines", bad)
+                try FileIO.atomicWrite(path, good)
+                repaired = true
+            } catch {
+                note(.problem, path, "could not rewrite: \(error.reason)", fix: "check permissions")
+            }
+        }
         if c.tornBytes > 0 {
             note(.warning, path, "torn last line (\(c.tornBytes) bytes, an interrupted write)",
-                 fix: repair ? "cut off" : "ck cuts it on the next notification; 'ck doctor --repair' cuts it now", repaired: repair)
+                 fix: repaired ? "cut off" : "ck cuts it on the next notification; 'ck doctor --repair' cuts it now", repaired: repaired)
         }
         for n in c.badLines {
             note(.problem, "\(path):\(n)", "not a valid notification line: listing this user's notifications fails until it is fixed",
-                 fix: repair ? "removed from the log (kept in lost+found)" : "fix the line by hand, or 'ck doctor --repair' moves it into lost+found",
-                 repaired: repair)
-        }
-        guard repair, !c.badLines.isEmpty || c.tornBytes > 0, let bytes = try? FileIO.read(path), let dest = aside(path) else { return }
-        var good: [UInt8] = [], bad: [UInt8] = []
-        let badLines = Set(c.badLines)
-        let lines = bytes.split(separator: 0x0A, omittingEmptySubsequences: false)
-        for (i, line) in lines.enumerated() where !line.isEmpty {
-            // The torn tail is the last, unterminated line.
-            let torn = i == lines.count - 1 && c.tornBytes > 0
-            if badLines.contains(i + 1) || torn { bad += line + [0x0A] } else { good += line + [0x0A] }
-        }
-        do {
-            try FileIO.atomicWrite(dest + ".removed-lines", bad)
-            try FileIO.atomicWrite(path, good)
-        } catch {
-            note(.problem, path, "could not rewrite: \(error.reason)", fix: "check permissions")
+                 fix: repaired ? "removed from the log (kept in lost+found)" : "fix the line by hand, or 'ck doctor --repair' moves it into lost+found",
+                 repaired: repaired)
         }
     }
 }

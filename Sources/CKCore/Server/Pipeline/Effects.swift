@@ -92,10 +92,18 @@ extension CKDatabase {
         let intent = try Intent(base: env.dir, operation: (purged ? "zone purge " : "zone delete ") + names)
         try JSONFile.write(intent.stage("zones.json"), catalog.json)
         for p in paths where FileIO.lexists(p) { intent.remove(env.relative(p)) }
+        // The owners' notification logs, with the deletions' notifications added, are swapped in by the same
+        // intent: a crash leaves the zones and their notifications both in place or both gone.
+        var byOwner: [String: [SubscriptionNotification]] = [:]
+        for (zone, t) in zip(zones, types) {
+            byOwner[zone.zoneID.ownerRecordName, default: []] += zoneDeletedNotifications(zone, recordTypes: t, file: file)
+        }
+        for (owner, list) in byOwner.sorted(by: { $0.key < $1.key }) where !list.isEmpty {
+            let path = env.notificationsPath(owner)
+            try FileIO.atomicWrite(intent.stage(env.relative(path)), try NotificationLog.appending(path, list.map { .notify($0) }))
+        }
         try intent.commit { () throws(CKError) in
             for p in paths { try env.index()?.sync(p, warnings: &env.warnings) }
         }
-        guard !file.subscriptions.isEmpty else { return }
-        for (zone, t) in zip(zones, types) { try notifyZoneDeleted(zone, recordTypes: t, file: file) }
     }
 }
