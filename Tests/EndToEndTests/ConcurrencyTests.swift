@@ -312,15 +312,7 @@ struct CKOutcome: Sendable {
     /// Ended by SIGKILL (sent by the test).
     let killed: Bool
     let stdout: String
-    /// What the process printed on stderr, less the notice a writer prints after waiting a second for the lock:
-    /// on a loaded machine any writer may wait that long, and the notice is not a failure (StoreSafetyTests checks it).
     let stderr: String
-
-    static func withoutLockWaits(_ text: String) -> String {
-        text.split(separator: "\n", omittingEmptySubsequences: false)
-            .filter { !$0.hasPrefix("ck: waiting for another ck to finish with the store (") }
-            .joined(separator: "\n")
-    }
 }
 
 extension CKOutcome {
@@ -408,7 +400,7 @@ final class CKChild: @unchecked Sendable {
         process.waitUntilExit()
         let killed = process.terminationReason == .uncaughtSignal && process.terminationStatus == SIGKILL
         return CKOutcome(label: job.label, pid: process.processIdentifier, status: process.terminationStatus, killed: killed,
-                         stdout: String(decoding: out, as: UTF8.self), stderr: CKOutcome.withoutLockWaits(String(decoding: err, as: UTF8.self)))
+                         stdout: String(decoding: out, as: UTF8.self), stderr: String(decoding: err, as: UTF8.self))
     }
 }
 
