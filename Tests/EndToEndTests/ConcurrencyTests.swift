@@ -338,7 +338,7 @@ final class CKChild: @unchecked Sendable {
     init(_ launch: CKLaunch, _ job: CKJob) throws {
         _ = Self.ignoreSIGPIPE  // a child killed before reading its stdin must not take the test down
         self.job = job
-        if let (call, occurrence) = job.killAt, let strace = KillPoints.strace {
+        if let (call, occurrence) = job.killAt, let strace = RequiredTool.path("strace") {
             // -D: strace runs as a detached grandchild, so ck keeps this process's pid and its exit status.
             process.executableURL = URL(fileURLWithPath: strace)
             process.arguments = ["-D", "-f", "-qq", "-o", "/dev/null", "-e", "trace=" + call,

@@ -255,15 +255,8 @@ import Glibc
     /// (so where they die does not depend on the machine's load); the rest run to the end. After each round
     /// every JSON file of the store parses, holds what was acknowledged, temporary files belong only to killed
     /// processes, a zone that zones.json no longer lists has no log left, and the next writes succeed.
-    @Test func zoneAndSchemaRewritesKilledAtRandomPointsLeaveOldOrNewFiles() throws {
-        guard KillPoints.strace != nil else {
-            if ProcessInfo.processInfo.environment["CI"] != nil {
-                Issue.record("CrashTests needs strace (apt-get install strace); .ci/run installs it")
-            } else {
-                print("CrashTests: skipped the rewrite rounds: they need strace (apt-get install strace)")
-            }
-            return
-        }
+    @Test(RequiredTool.needed("strace")) func zoneAndSchemaRewritesKilledAtRandomPointsLeaveOldOrNewFiles() throws {
+        _ = try RequiredTool.require("strace")
         let s = try Sandbox()
         #expect(try s.serialCK("init").status == 0)
         let launch = CKLaunch(s)
