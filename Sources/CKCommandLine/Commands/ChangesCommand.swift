@@ -33,17 +33,18 @@ enum ChangesCommand {
         let name = inv.positionals.first ?? inv.zone
         let c = try inv.database().zoneChanges(zone: name, since: inv.parsed.value("since"), limit: try limit(inv),
                                                desiredKeys: RecordCommand.keys(inv))
-        let items: [JSON] = try c.changes.map { ch in
+        // Built only for the JSON formats, one change at a time.
+        func item(_ ch: RecordChange) throws -> JSON {
             if let r = ch.record { return try RecordCommand.recordJSON(r, inv) }
             return .object(["recordName": .string(ch.recordName), "recordType": .string(ch.recordType),
                             "zoneID": c.zoneID.json, "deleted": .bool(true)])
         }
         switch try inv.outputFormat() {
         case .json:
-            inv.line(JSON.object(["zoneID": c.zoneID.json, "records": .array(items), "syncToken": .string(c.syncToken),
+            inv.line(JSON.object(["zoneID": c.zoneID.json, "records": .array(try c.changes.map(item)), "syncToken": .string(c.syncToken),
                                   "moreComing": .bool(c.moreComing)]).pretty())
         case .jsonl:
-            for i in items { inv.line(i.serialized()) }
+            for ch in c.changes { inv.line(try item(ch).serialized()) }
             inv.line(JSON.object(["syncToken": .string(c.syncToken), "moreComing": .bool(c.moreComing)]).serialized())
         case .plain:
             for ch in c.changes {
