@@ -4,9 +4,10 @@
 extension ZoneLog {
     /// The latest line of each record changed after `since`, oldest first, at most `limit`; `live` is the index's
     /// view of the log's live records changed after `since` (line offset → sequence number and name), and `valid`
-    /// where its indexed (whole, acknowledged) part ends. `high` is the newest sequence number read.
+    /// where its indexed (whole, acknowledged) part ends. `high` is the newest sequence number read; `pending` counts
+    /// the changes after `since` before the limit cut them.
     static func changes(_ path: String, since: Int64, limit: Int?, live: [Int: (seq: Int64, name: String)],
-                        valid: Int) throws(CKError) -> (entries: [LogEntry], high: Int64, more: Bool) {
+                        valid: Int) throws(CKError) -> (entries: [LogEntry], high: Int64, more: Bool, pending: Int) {
         var saves: [(seq: Int64, offset: Int, length: Int)] = []
         var deletes: [String: LogEntry] = [:]
         var high = since
@@ -29,6 +30,7 @@ extension ZoneLog {
         var order: [(seq: Int64, offset: Int, length: Int, deletion: LogEntry?)] = saves.map { ($0.seq, $0.offset, $0.length, nil) }
         order += deletes.values.map { ($0.seq, 0, 0, $0) }
         order.sort { $0.seq < $1.seq }
+        let pending = order.count
         var more = false
         if let limit, order.count > limit {
             order.removeSubrange(limit...)
@@ -49,7 +51,7 @@ extension ZoneLog {
         for o in order {
             if let d = o.deletion { entries.append(d) } else if let r = records[o.offset] { entries.append(r) }
         }
-        return (entries, high, more)
+        return (entries, high, more, pending)
     }
 
     static func entry(_ line: ArraySlice<UInt8>, path: String, offset: Int) throws(CKError) -> LogEntry {

@@ -487,7 +487,7 @@ public struct SyncEngine {
                 }
             }
         }
-        var done = 0
+        var done = 0, total = 0
         while true {
             let page: ZoneChanges
             do {
@@ -498,6 +498,7 @@ public struct SyncEngine {
             } catch {
                 try refuse(error)
             }
+            total = max(total, done + page.pending)
             for c in page.changes {
                 if let r = c.record {
                     try device.putServerRecord(r)
@@ -509,6 +510,7 @@ public struct SyncEngine {
                     try deleted(c.recordName)
                 }
                 done += 1
+                if done % 200 == 0 { progress?(SyncProgress(phase: .pull, done: done, total: total)) }
             }
             token = page.syncToken
             if !page.moreComing { break }
@@ -517,8 +519,7 @@ public struct SyncEngine {
             for name in old where !live.contains(name) { try deleted(name) }
         }
         try device.setZoneToken(zone, token)
-        // The feed doesn't say how many changes remain, so the pull reports its count once, at the end.
-        progress?(SyncProgress(phase: .pull, done: done, total: done))
+        progress?(SyncProgress(phase: .pull, done: done, total: max(total, done)))
         return (pulled, dropped)
     }
 }
