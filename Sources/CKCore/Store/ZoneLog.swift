@@ -94,13 +94,13 @@ enum ZoneLog {
     /// Reads a log from byte `offset` (the start of line `firstLine`) to its end a piece at a time, handing each
     /// piece's entries to `body` and keeping none: memory stays flat however long the log. Returns the state of
     /// the log's end, with no entries.
-    static func scan(_ path: String, from offset: Int, firstLine: Int,
+    static func scan(_ path: String, from offset: Int, firstLine: Int, piece first: Int = 4 << 20,
                      _ body: (_ entries: [LogEntry], _ spans: [(offset: Int, length: Int)]) throws(CKError) -> Void) throws(CKError) -> ZoneLogContents {
         var c = ZoneLogContents()
         c.validLength = offset
         c.lines = firstLine - 1
         guard let size = FileIO.fileInfo(path)?.size else { return c }
-        var piece = 4 << 20
+        var piece = first
         while c.validLength < size {
             guard let bytes = try FileIO.readRange(path, from: c.validLength, count: piece) else { break }
             let final = c.validLength + bytes.count >= size
