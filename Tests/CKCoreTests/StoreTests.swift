@@ -180,3 +180,51 @@ import Testing
         }
     }
 }
+
+/// Reading a log a piece at a time (index rebuilds) gives what reading it whole gives, wherever the pieces end:
+/// inside a line, inside a request of several lines, or inside the unfinished request a crash left at the end.
+@Suite struct ZoneLogScanTests {
+    func record(_ name: String) -> Record {
+        Record(recordName: name, recordType: "Note", zoneID: ZoneID(zoneName: "Z", ownerRecordName: "_o"), changeTag: "1",
+               fields: ["t": .string(String(repeating: "x", count: name.count * 7))],
+               created: RecordStamp(timestamp: 1, userRecordName: "_u"), modified: RecordStamp(timestamp: 2, userRecordName: "_u"))
+    }
+
+    func request(_ seqs: ClosedRange<Int64>, writing: Int? = nil) -> [UInt8] {
+        var out: [UInt8] = []
+        for (i, seq) in seqs.enumerated() where i < (writing ?? seqs.count) {
+            let e: LogEntry = seq == 5 ? .delete(seq: 5, recordName: "r1", recordType: "Note", at: 3, userRecordName: nil)
+                                       : .save(seq: seq, record: record("r\(seq)"))
+            e.write(into: &out, batch: i == 0 && seqs.count > 1 ? seqs.count : nil)
+            out.append(0x0A)
+        }
+        return out
+    }
+
+    @Test func piecesAgreeWithReadingWhole() throws {
+        let dir = NSTemporaryDirectory() + "ck-scan-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let path = dir + "/log.jsonl"
+        // A single line, a request of 3, a blank line, a deletion, a request of 4, a single line, and a request
+        // of 3 whose last line never reached the disk.
+        var bytes = request(1...1) + request(2...4) + [0x0A] + request(5...5) + request(6...9) + request(10...10)
+        bytes += request(11...13, writing: 2)
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        let whole = try ZoneLog.read(path)
+        #expect(whole.entries.map(\.seq) == Array(1...10))
+        #expect(whole.warnings.count == 1 && whole.tornBytes > 0)
+        for piece in [40, 64, 100, 257, 1000, 1 << 20] {
+            var seqs: [Int64] = []
+            var spans: [Int] = []
+            let c = try ZoneLog.scan(path, from: 0, firstLine: 1, piece: piece) { (entries, s) throws(CKError) in
+                seqs += entries.map(\.seq)
+                spans += s.map(\.offset)
+            }
+            #expect(seqs == Array(1...10), "piece \(piece)")
+            #expect(spans == whole.spans.map(\.offset), "piece \(piece)")
+            #expect(c.validLength == whole.validLength && c.lines == whole.lines && c.tornBytes == whole.tornBytes, "piece \(piece)")
+            #expect(c.warnings == whole.warnings, "piece \(piece)")
+        }
+    }
+}

@@ -79,3 +79,53 @@ import Testing
         #expect(try s.ck("doctor").status == 0)
     }
 }
+
+/// The zone feed read through the index (bisection to the token, only returned records parsed) answers exactly
+/// what folding the whole log answers, page by page and from a token in the middle.
+@Suite struct ChangeFeedIndexTests {
+    func transcript(_ s: Sandbox, index: Bool, since: String?, limit: Int?) throws -> [String] {
+        var args = ["-z", "Notes", "changes", "zone", "-o", "plain"]
+        if let since { args += ["--since", since] }
+        if let limit { args += ["--limit", String(limit)] }
+        let r = try s.run(args, env: index ? [:] : ["CK_INDEX": "off"])
+        #expect(r.status == 0, "\(r.stderr)")
+        return r.stdout.split(separator: "\n").map(String.init)
+    }
+
+    func pages(_ s: Sandbox, index: Bool) throws -> [[String]] {
+        var out: [[String]] = []
+        var token: String? = nil
+        while true {
+            let page = try transcript(s, index: index, since: token, limit: 7)
+            out.append(page)
+            token = page.first { $0.hasPrefix("syncToken\t") }.map { String($0.dropFirst("syncToken\t".count)) }
+            if !page.contains("moreComing\ttrue") || out.count > 20 { break }
+        }
+        return out
+    }
+
+    @Test func theFeedThroughTheIndexAgreesWithFoldingTheLog() throws {
+        let s = try Sandbox()
+        try s.ck("zone", "create", "Notes")
+        let body = String(repeating: "words ", count: 50)
+        let lines = (0..<60).map { #"{"recordName":"r\#($0)","recordType":"Note","fields":{"n":{"value":\#($0)},"body":{"value":"\#(body)"}}}"# }
+        try s.ck("-z", "Notes", "record", "save", "--batch", "-", "-q", stdin: lines.joined(separator: "\n"))
+        let middle = try transcript(s, index: true, since: nil, limit: nil).first { $0.hasPrefix("syncToken\t") }.map { String($0.dropFirst("syncToken\t".count)) }
+        try s.ck("-z", "Notes", "record", "save", "Note", "--name", "r10", "--policy", "changed-keys", "n=100")
+        try s.ck("-z", "Notes", "record", "delete", "r20", "r30", "r40")
+        try s.ck("-z", "Notes", "record", "save", "Note", "--name", "r30", "n=300")
+
+        let all = try transcript(s, index: true, since: nil, limit: nil)
+        let names = all.filter { !$0.hasPrefix("syncToken") && !$0.hasPrefix("moreComing") }.map { $0.split(separator: "\t")[1] }
+        let expected = (0..<60).filter { ![10, 20, 30, 40].contains($0) }.map { "r\($0)" } + ["r10", "r20", "r40", "r30"]
+        #expect(names.map(String.init) == expected)
+        #expect(all == (try transcript(s, index: false, since: nil, limit: nil)))
+        let paged = try pages(s, index: true)
+        #expect(paged.count == 9, "60 changes in pages of 7")
+        #expect(paged == (try pages(s, index: false)))
+        let since = try #require(middle)
+        let after = try transcript(s, index: true, since: since, limit: nil)
+        #expect(after.filter { !$0.hasPrefix("syncToken") && !$0.hasPrefix("moreComing") }.map { String($0.split(separator: "\t")[1]) } == ["r10", "r20", "r40", "r30"])
+        #expect(after == (try transcript(s, index: false, since: since, limit: nil)))
+    }
+}

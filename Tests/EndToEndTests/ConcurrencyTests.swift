@@ -99,8 +99,9 @@ import Glibc
     }
 
     /// 8 writers × 12 atomic batches of 25 into a custom zone. Two batches of each writer (chosen by a seeded
-    /// generator) hold one invalid line: either a value of the wrong type, which makes the atomic request
-    /// fail as a whole (exit 10), or a line that is not JSON, which makes ck refuse the input (exit 8).
+    /// generator) hold one bad line: either a VALIDATE reference to a record that doesn't exist, which only
+    /// the server can judge and which makes the atomic request fail as a whole (exit 10), or a line that is
+    /// not JSON, which makes ck refuse the input before writing (exit 8).
     /// So each writer gets 250 saves acknowledged, in 12 invocations.
     @Test func eightWritersSaveAtomicBatchesIntoACustomZone() throws {
         let s = try Sandbox()
@@ -118,7 +119,7 @@ import Glibc
                 let lines = (0..<25).map { i -> String in
                     if let bl = bad[p]?[b], bl.line == i {
                         return bl.kind == 0
-                            ? #"{"recordName":"q\#(p)-\#(b)-\#(i)","recordType":"Note","fields":{"v":{"value":"not a number","type":"INT64"}}}"#
+                            ? #"{"recordName":"q\#(p)-\#(b)-\#(i)","recordType":"Note","fields":{"r":{"value":{"recordName":"missing","action":"VALIDATE"},"type":"REFERENCE"}}}"#
                             : #"{"recordName":"q\#(p)-\#(b)-\#(i)","recordType":"Note","fields":{"v":"#
                     }
                     return #"{"recordName":"q\#(p)-\#(b)-\#(i)","recordType":"Note","fields":{"v":{"value":\#(p * 1000 + b * 25 + i),"type":"INT64"}}}"#
@@ -140,10 +141,10 @@ import Glibc
                     badNames += names
                     #expect(r.stdout.isEmpty, "\(r.label) failed but printed records: \(r.stdout.prefix(200))")
                     if bl.kind == 0 {
-                        #expect(r.status == 10, "\(r.label) (a wrong type on line \(bl.line + 1)): exit \(r.status)")
+                        #expect(r.status == 10, "\(r.label) (a reference to a missing record on line \(bl.line + 1)): exit \(r.status)")
                         #expect(r.unexpectedStderr.hasPrefix("ck: partialFailure (2): Failed to modify some records: 1 of 25 operations were rejected, so the atomic request applied none"),
                                 "\(r.label): \(r.stderr.prefix(300))")
-                        #expect(r.stderr.contains("  q\(p)-\(b)-\(bl.line): invalidArguments (12)"), "\(r.label): \(r.stderr.prefix(300))")
+                        #expect(r.stderr.contains("  q\(p)-\(b)-\(bl.line): referenceViolation ("), "\(r.label): \(r.stderr.prefix(300))")
                     } else {
                         #expect(r.status == 8, "\(r.label) (line \(bl.line + 1) is not JSON): exit \(r.status)")
                         #expect(r.unexpectedStderr.hasPrefix("ck: invalidArguments (12): <stdin>:\(bl.line + 1):"), "\(r.label): \(r.stderr.prefix(300))")

@@ -68,7 +68,10 @@ import Testing
 
     @Test func modifiesInACustomZoneAreAtomicByDefault() throws {
         let s = try notes()
-        let batch = #"{"recordName":"a","recordType":"Note","fields":{"n":{"value":1}}}"# + "\n" + #"{"recordName":"b","recordType":"Note","fields":{"n":{"value":"x","type":"INT64"}}}"# + "\n"
+        // Valid input; creating b fails on the server, where b exists.
+        try s.ck("record", "save", "Note", "--name", "b", "n=0")
+        try s.ck("-z", "_defaultZone", "record", "save", "Note", "--name", "b", "n=0")
+        let batch = #"{"recordName":"a","recordType":"Note","fields":{"n":{"value":1}}}"# + "\n" + #"{"recordName":"b","recordType":"Note","fields":{"n":{"value":2}}}"# + "\n"
         #expect(try s.ck("record", "save", "--batch", "-", stdin: batch).status == 10)
         #expect(try s.ck("record", "fetch", "a").status == 3)
         // The default zone has no atomic capability: the good record is saved.

@@ -192,8 +192,9 @@ extension Sandbox {
         #expect(try s.hostileRun(["record", "save", "Note", "--name", "seed", "x=1"]).status == 0)
         let before = s.hostileSnapshot()
         let r = try s.hostileRun(["record", "save", "--batch", "hostile.jsonl"])
-        #expect(r.exited && r.status == 10, "\(r)")
-        #expect(r.stderr.hasPrefix("ck: partialFailure (2): Failed to save 8 of 8 records\n"), "\(r)")
+        // Every line is checked before anything is written: the command refuses the file whole.
+        #expect(r.exited && r.status == 8, "\(r)")
+        #expect(r.stderr.hasPrefix("ck: invalidArguments (12): hostile.jsonl: 8 lines are invalid; nothing was saved (8 problems below)\n"), "\(r)")
         #expect(r.stderr.contains("must contain only printable ASCII characters"), "\(r)")
         #expect(r.stderr.contains("may not be '.', '..' or contain '/'"), "\(r)")
         #expect(r.stderr.contains("invalid record type 'No\\u{0}te'"), "\(r)")
@@ -202,7 +203,7 @@ extension Sandbox {
         let escaped = !r.stderrHasRawControls
         #expect(escaped, "raw control characters on stderr: \(r.stderr.debugDescription)")
         let json = try s.hostileRun(["record", "save", "--batch", "hostile.jsonl", "-o", "json"])
-        #expect(json.exited && json.status == 10)
+        #expect(json.exited && json.status == 8)
         #expect(!json.stdout.unicodeScalars.contains { $0.value < 0x20 && $0 != "\n" }, "raw control characters in JSON output")
         #expect(s.hostileSnapshot() == before)
         HostileInputTests.noEscape(s, m)
@@ -441,6 +442,8 @@ extension Sandbox {
             #"{"operationType":"forceReplace","record":{"recordName":"NAME","recordType":"Note","fields":{"title":{"value":"x","type":"STRING"}}}}"#,
             #"{"recordName":"NAME","recordType":"Note","fields":{"tags":{"value":["a","b"],"type":"STRING_LIST"},"place":{"value":{"latitude":1,"longitude":2}}}}"#,
             #"{"recordName":"NAME","recordType":"Note","fields":{"r":{"value":{"recordName":"n1","action":"VALIDATE"},"type":"REFERENCE"},"b":{"value":"aGk=","type":"BYTES"}}}"#,
+            // Valid input that only the server refuses (no such record): the batch then ends in a partial failure.
+            #"{"operationType":"update","record":{"recordName":"NAME","recordType":"Note","recordChangeTag":"zz","fields":{}}}"#,
         ]
         let tokens = ["{", "}", "[", "]", ",", ":", "\"", "null", "true", "\"value\"", "\"type\"", "\"INT64\"", "\"STRING_LIST\"",
                       "\"recordName\"", "\\u0000", "-1", "1.5"].map { Array($0.utf8) }

@@ -186,35 +186,17 @@ enum RecordSaveCommand {
             let what = stray.isEmpty ? "a record type or fields" : stray.map { "--" + $0 }.joined(separator: ", ")
             throw UsageError("--batch takes its records from the file, so \(what) cannot be given on the command line (each line carries its own recordName, recordChangeTag and fields)", command: inv.command.path)
         }
-        let bytes = try inv.readInput(file)
-        let label = file == "-" ? "<stdin>" : file
-        // Every line's JSON is checked before anything is written; operations are then built request by
-        // request, so a large file never sits in memory as records. A line that is JSON but not a valid
-        // operation fails alone, as an operation does in CloudKit.
-        var lines: [Range<Int>] = []
-        var lineNumbers: [Int] = []
-        var start = 0, lineNo = 0
-        while start < bytes.count {
-            lineNo += 1
-            var end = start
-            while end < bytes.count, bytes[end] != 0x0A { end += 1 }
-            if !bytes[start..<end].allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) {
-                do { try JSON.validate(utf8: bytes[start..<end]) } catch {
-                    throw CKError(.invalidArguments, "\(label):\(lineNo):\(error.column): invalid JSON: \(error.message)",
-                                  hint: "each line must be one JSON object; nothing was saved")
-                }
-                lines.append(start..<end)
-                lineNumbers.append(lineNo)
-            }
-            start = end + 1
-        }
+        let batch = RecordBatch(bytes: try inv.readInput(file), label: file == "-" ? "<stdin>" : file)
         let explicit = inv.parsed.flag("atomic")
         let atomic = try RecordCommand.atomic(inv)
-        if explicit && lines.count > CKDatabase.maxOperationsPerRequest {
-            throw CKError(.limitExceeded, "\(lines.count) operations in one atomic request; CloudKit allows \(CKDatabase.maxOperationsPerRequest)",
+        if explicit && batch.count > CKDatabase.maxOperationsPerRequest {
+            throw CKError(.limitExceeded, "\(batch.count) operations in one atomic request; CloudKit allows \(CKDatabase.maxOperationsPerRequest)",
                           hint: "atomicity holds per request: split the file into requests of at most 200, or drop --atomic")
         }
         let db = try inv.database()
+        // Every line is checked (syntax, shape, types against the schema) before anything is written; the
+        // operations are then read again request by request, so a large file never sits in memory as records.
+        try batch.check(for: db, zone: inv.zone, policy: policy)
         if explicit {
             let zone = try db.zones().first { $0.zoneID.zoneName == inv.zone }
             if zone?.capabilities.contains(.atomic) != true {
@@ -223,51 +205,37 @@ enum RecordSaveCommand {
         }
         let size = CKDatabase.maxOperationsPerRequest
         // An explicit --atomic is one request (refused above 200); otherwise requests of CloudKit's size, each atomic by default.
-        let spans = explicit && !lines.isEmpty ? [0..<lines.count] : requestSpans(lines)
-        if spans.count > (lines.count + size - 1) / size {
-            inv.note("\(lines.count) operations: sending \(spans.count) requests of at most \(size) operations and 2 MB of records (CloudKit's limits per request)")
+        let spans = explicit && batch.count > 0 ? [0..<batch.count] : requestSpans((0..<batch.count).map(batch.length))
+        if spans.count > (batch.count + size - 1) / size {
+            inv.note("\(batch.count) operations: sending \(spans.count) requests of at most \(size) operations and 2 MB of records (CloudKit's limits per request)")
         } else if spans.count > 1 {
-            inv.note("\(lines.count) operations: sending \(spans.count) requests of at most \(size) (CloudKit's limit per request)")
+            inv.note("\(batch.count) operations: sending \(spans.count) requests of at most \(size) (CloudKit's limit per request)")
         }
         let requests = spans.lazy.map { span -> [RecordOperation] in
             span.map { i -> RecordOperation in
-                do throws(CKError) { return try operation(bytes[lines[i]], line: lineNumbers[i], label: label, policy: policy, zone: inv.zone) } catch {
-                    return RecordOperation.invalid(error, recordName: "\(label):\(lineNumbers[i])")
+                do throws(CKError) { return try batch.operation(i, policy: policy, zone: inv.zone) } catch {
+                    return RecordOperation.invalid(error, recordName: batch.place(i))
                 }
             }
         }
-        return try finish(db, requests: requests, inv: inv, total: lines.count, atomic: atomic, batch: true)
+        return try finish(db, requests: requests, inv: inv, total: batch.count, atomic: atomic, batch: true)
     }
 
     /// Lines grouped into requests of at most 200 operations and 2 MB of JSON (the text is at least as long
     /// as the record data it carries, so no request exceeds CloudKit's 2 MB guideline).
-    static func requestSpans(_ lines: [Range<Int>]) -> [Range<Int>] {
+    static func requestSpans(_ lengths: [Int]) -> [Range<Int>] {
         var spans: [Range<Int>] = []
         var start = 0, bytes = 0
-        for (i, line) in lines.enumerated() {
-            if i > start && (i - start >= CKDatabase.maxOperationsPerRequest || bytes + line.count > CKDatabase.maxRequestSize) {
+        for (i, length) in lengths.enumerated() {
+            if i > start && (i - start >= CKDatabase.maxOperationsPerRequest || bytes + length > CKDatabase.maxRequestSize) {
                 spans.append(start..<i)
                 start = i
                 bytes = 0
             }
-            bytes += line.count
+            bytes += length
         }
-        if start < lines.count { spans.append(start..<lines.count) }
+        if start < lengths.count { spans.append(start..<lengths.count) }
         return spans
-    }
-
-    /// One batch line as an operation; errors name the file and line.
-    static func operation(_ line: ArraySlice<UInt8>, line lineNo: Int, label: String, policy: SavePolicy?, zone: String) throws(CKError) -> RecordOperation {
-        let json: JSON
-        do { json = try JSON.parse(utf8: line) } catch {
-            throw CKError(.invalidArguments, "\(label):\(lineNo):\(error.column): invalid JSON: \(error.message)",
-                          hint: "each line must be one JSON object; nothing was saved")
-        }
-        if let z = RecordOperation.zoneName(in: json), z != zone {
-            throw CKError(.invalidArguments, "\(label):\(lineNo): the record is in zone '\(z)' but the request goes to '\(zone)'",
-                          hint: "pass -z \(z), or split the file by zone")
-        }
-        return try RecordOperation(json: json, path: "\(label):\(lineNo)", policy: policy)
     }
 
     /// The last line of a batch on a terminal: what it did, and how many rows the page left out.

@@ -16,14 +16,14 @@ extension RecordOperation {
             guard let r = o["record"], case .object = r else { throw CKError.invalid("\(path).record: expected a record object") }
             recordJSON = r
             for k in o.keys where !["operationType", "record", "desiredKeys"].contains(k) {
-                throw CKError.invalid("\(path): unknown key '\(k)' in an operation")
+                throw CKError.invalid("\(path).\(k): unknown key '\(k)' in an operation")
             }
         }
         let rpath = opType == nil ? path : path + ".record"
         guard case .object(let r) = recordJSON else { throw CKError.invalid("\(rpath): expected an object") }
         let known: Set<String> = ["recordName", "recordType", "recordChangeTag", "fields", "zoneID", "created", "modified", "deleted", "createShortGUID", "parent"]
         for k in r.keys where !known.contains(k) {
-            throw CKError.invalid("\(rpath): unknown key '\(k)' in a record", hint: "records have recordName, recordType, recordChangeTag, fields and parent")
+            throw CKError.invalid("\(rpath).\(k): unknown key '\(k)' in a record", hint: "records have recordName, recordType, recordChangeTag, fields and parent")
         }
         func str(_ k: String) throws(CKError) -> String? {
             guard let v = r[k], !v.isNull else { return nil }
@@ -57,6 +57,9 @@ extension RecordOperation {
         }
         if self.type.isDelete || self.type == .update || self.type == .replace {
             if name == nil { throw CKError.invalid("\(rpath): \(self.type.rawValue) needs a recordName") }
+        }
+        if self.type == .create && type == nil {
+            throw CKError.invalid("\(rpath).recordType: missing: a new record needs its recordType")
         }
     }
 

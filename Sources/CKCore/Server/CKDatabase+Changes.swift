@@ -21,6 +21,8 @@ public struct ZoneChanges: Sendable {
     public var syncToken: String
     /// True when the limit cut the answer short: ask again with `syncToken`.
     public var moreComing: Bool
+    /// Changes after the token, this page's included (for progress; CloudKit doesn't say).
+    public var pending: Int
 }
 
 /// One zone in a database's change feed.
@@ -81,14 +83,9 @@ extension CKDatabase {
                 throw CKError(.changeTokenExpired, "The change token is too old: the history of zone '\(zoneName)' before it was compacted",
                               hint: "toss the local copy of the zone and fetch again without a token")
             }
-            let entries = try env.readLog(env.logPath(database: scope, zone: zone.zoneID)).entries
-            var latest: [String: LogEntry] = [:]
-            var high = since
-            for e in entries {
-                high = max(high, e.seq)
-                if e.seq > since { latest[e.recordName] = e }
-            }
-            var changes = latest.values.sorted { $0.seq < $1.seq }.map { e -> RecordChange in
+            let (latest, last, cut, pending) = try latestChanges(env.logPath(database: scope, zone: zone.zoneID), since: since, limit: limit)
+            var high = last
+            var changes = latest.map { e -> RecordChange in
                 switch e {
                 case .save(let seq, var record):
                     if let desiredKeys { record.fields = record.fields.filter { desiredKeys.contains($0.key) } }
@@ -97,7 +94,7 @@ extension CKDatabase {
                     return RecordChange(recordName: name, recordType: type, record: nil, seq: seq)
                 }
             }
-            var more = false
+            var more = cut
             if let limit, changes.count > limit {
                 changes = Array(changes.prefix(limit))
                 more = true
@@ -107,8 +104,25 @@ extension CKDatabase {
                                    zoneName: zone.zoneID.zoneName, zoneSeq: zone.seq, compacted: zone.compactedSeq,
                                    // Compaction may have dropped the newest lines: a final token is past them.
                                    position: more ? high : max(high, zone.seq, zone.compactedSeq))
-            return ZoneChanges(zoneID: zone.zoneID, changes: changes, syncToken: next.encoded, moreComing: more)
+            return ZoneChanges(zoneID: zone.zoneID, changes: changes, syncToken: next.encoded, moreComing: more, pending: pending)
         }
+    }
+
+    /// The latest line of each record changed after `since` in a zone log, oldest first (at most `limit`), the newest
+    /// sequence number read, whether the limit cut the answer, and how many changes there were before it did. Through the index, only the part of the log after
+    /// `since` is read and only the records returned are parsed; without it, the whole log is folded.
+    func latestChanges(_ path: String, since: Int64, limit: Int?) throws(CKError) -> (entries: [LogEntry], high: Int64, more: Bool, pending: Int) {
+        if let index = try env.index() {
+            let valid = try index.sync(path, warnings: &env.warnings).validLength
+            return try ZoneLog.changes(path, since: since, limit: limit, live: try index.live(path, after: since), valid: valid)
+        }
+        var latest: [String: LogEntry] = [:]
+        var high = since
+        for e in try env.readLog(path).entries {
+            high = max(high, e.seq)
+            if e.seq > since { latest[e.recordName] = e }
+        }
+        return (latest.values.sorted { $0.seq < $1.seq }, high, false, latest.count)
     }
 
     /// The custom zones of this database created, changed or deleted since `token`, at most `limit` zones.

@@ -315,14 +315,8 @@ struct ModifySession {
         let path = "fields.\(key)"
         switch input {
         case .unset: return nil
-        case .value(let v): return coerceEmptyList(v, declared)
-        case .json(let j):
-            guard var v = try FieldValue.from(fieldJSON: j, declared: declared, path: path).map({ coerceEmptyList($0, declared) }) else { return nil }
-            // An untyped value for a field the schema encrypts is encrypted, as with text.
-            if j["type"] == nil, j["isEncrypted"] == nil, schema.recordTypes[recordType]?.fields[key]?.encrypted == true {
-                v = try v.encrypting(path: path)
-            }
-            return v
+        case .value(let v): return Schema.coerceEmptyList(v, declared)
+        case .json(let j): return try schema.value(fieldJSON: j, recordType: recordType, key: key, path: path)
         case .text(let text, let explicit, let action, let encrypted):
             var parser = ValueParser(files: db.files)
             var v = try parser.parse(text, as: explicit ?? declared ?? ValueParser.inferType(text), path: path)
@@ -334,11 +328,6 @@ struct ModifySession {
             stagedAssets.merge(parser.stagedAssets) { a, _ in a }
             return v
         }
-    }
-
-    func coerceEmptyList(_ v: FieldValue, _ declared: FieldType?) -> FieldValue {
-        if case .list(_, let items) = v, items.isEmpty, let d = declared, d.isList { return .list(d.base, []) }
-        return v
     }
 
     mutating func collectAssets(_ v: FieldValue) {
@@ -355,9 +344,7 @@ struct ModifySession {
     func checkReferences(_ v: FieldValue, key: String) throws(CKError) {
         switch v {
         case .reference(let r):
-            if let z = r.zoneName, z != zone.zoneID.zoneName {
-                throw CKError.invalid("field '\(key)': a reference must point into the record's own zone (\(zone.zoneID.zoneName)), not '\(z)'")
-            }
+            try CKDatabase.checkReferenceZone(r, key: key, zone: zone.zoneID.zoneName)
             if r.action == .validate, try current(r.recordName) == nil {
                 throw CKError(.referenceViolation, "field '\(key)': the VALIDATE reference's target '\(r.recordName)' does not exist")
             }
@@ -465,6 +452,15 @@ extension CKDatabase {
         case .reference(var r): r.action = action; return .reference(r)
         case .list(let b, let items): return .list(b, items.map { withAction($0, action) })
         default: return v
+        }
+    }
+}
+
+extension CKDatabase {
+    /// References stay in their record's zone.
+    static func checkReferenceZone(_ r: Reference, key: String, zone: String) throws(CKError) {
+        if let z = r.zoneName, z != zone {
+            throw CKError.invalid("field '\(key)': a reference must point into the record's own zone (\(zone)), not '\(z)'")
         }
     }
 }

@@ -57,10 +57,13 @@ final class RecordIndex {
     }
 
     func wrap<T>(_ body: () throws(SQLiteConnection.Failure) -> T) throws(CKError) -> T {
-        do { return try body() } catch {
-            if error.isCorruption { unlink(path) }
-            throw CKError.internalError("index \(path): \(error.message)", hint: "the index is a cache; delete it and ck rebuilds it")
-        }
+        do { return try body() } catch { throw failure(error) }
+    }
+
+    /// An SQLite failure as ck reports it; a damaged file is removed, to be rebuilt.
+    func failure(_ error: SQLiteConnection.Failure) -> CKError {
+        if error.isCorruption { unlink(path) }
+        return CKError.internalError("index \(path): \(error.message)", hint: "the index is a cache; delete it and ck rebuilds it")
     }
 
     /// The log's key in the index: a small number for its path below the environment directory (rows
@@ -115,15 +118,24 @@ final class RecordIndex {
             from = r.valid
             firstLine = r.lines + 1
         }
-        let contents = try ZoneLog.read(logPath, from: from, firstLine: firstLine)
-        warnings += contents.warnings
-        try wrap { () throws(SQLiteConnection.Failure) in
-            try db.transaction { () throws(SQLiteConnection.Failure) in
-                if from == 0 { try forget(log) }
-                try apply(log, contents.entries, spans: contents.spans, valsReady: from == 0 ? false : nil)
-                try record(log, info: FileIO.fileInfo(logPath) ?? info, contents: contents, logPath: logPath)
+        // The log is read a piece at a time, so rebuilding the index of a large log keeps memory flat.
+        let contents = try db.transaction(mapping: failure) { () throws(CKError) -> ZoneLogContents in
+            if from == 0 { try wrap { () throws(SQLiteConnection.Failure) in try forget(log) } }
+            var first = true
+            var lastSeq: Int64? = nil
+            let c = try ZoneLog.scan(logPath, from: from, firstLine: firstLine) { (entries, spans) throws(CKError) in
+                try wrap { () throws(SQLiteConnection.Failure) in
+                    try apply(log, entries, spans: spans, valsReady: first && from == 0 ? false : nil)
+                }
+                first = false
+                lastSeq = entries.last?.seq ?? lastSeq
             }
+            try wrap { () throws(SQLiteConnection.Failure) in
+                try record(log, info: FileIO.fileInfo(logPath) ?? info, contents: c, lastSeq: lastSeq, logPath: logPath)
+            }
+            return c
         }
+        warnings += contents.warnings
         return contents
     }
 
@@ -131,13 +143,12 @@ final class RecordIndex {
     func appended(_ logPath: String, _ entries: [LogEntry], spans: [(offset: Int, length: Int)],
                   after contents: ZoneLogContents) throws(CKError) {
         let log = try key(logPath)
-        var c = ZoneLogContents.after(contents, spans: spans, count: entries.count)
-        c.entries = entries
+        let c = ZoneLogContents.after(contents, spans: spans, count: entries.count)
         guard let info = FileIO.fileInfo(logPath) else { return }
         try wrap { () throws(SQLiteConnection.Failure) in
             try db.transaction { () throws(SQLiteConnection.Failure) in
                 try apply(log, entries, spans: spans, valsReady: nil)
-                try record(log, info: info, contents: c, logPath: logPath)
+                try record(log, info: info, contents: c, lastSeq: entries.last?.seq, logPath: logPath)
             }
         }
     }
@@ -168,8 +179,7 @@ final class RecordIndex {
     }
 
     private func record(_ log: Int64, info: (size: Int, inode: Int64, mtime: Int64, ctime: Int64), contents: ZoneLogContents,
-                        logPath: String) throws(SQLiteConnection.Failure) {
-        let lastSeq = contents.entries.last?.seq
+                        lastSeq: Int64?, logPath: String) throws(SQLiteConnection.Failure) {
         try db.prepare("""
             INSERT INTO logs(log, size, inode, mtime, valid, lines, last_seq, tail, ctime) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
             ON CONFLICT(log) DO UPDATE SET size = ?2, inode = ?3, mtime = ?4, valid = ?5, lines = ?6,

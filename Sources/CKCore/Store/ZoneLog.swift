@@ -91,7 +91,42 @@ enum ZoneLog {
         return try parse(bytes, base: offset, firstLine: firstLine, path: path, into: c)
     }
 
-    static func parse(_ bytes: [UInt8], base: Int, firstLine: Int, path: String, into contents: ZoneLogContents) throws(CKError) -> ZoneLogContents {
+    /// Reads a log from byte `offset` (the start of line `firstLine`) to its end a piece at a time, handing each
+    /// piece's entries to `body` and keeping none: memory stays flat however long the log. Returns the state of
+    /// the log's end, with no entries.
+    static func scan(_ path: String, from offset: Int, firstLine: Int, piece first: Int = 4 << 20,
+                     _ body: (_ entries: [LogEntry], _ spans: [(offset: Int, length: Int)]) throws(CKError) -> Void) throws(CKError) -> ZoneLogContents {
+        var c = ZoneLogContents()
+        c.validLength = offset
+        c.lines = firstLine - 1
+        guard let size = FileIO.fileInfo(path)?.size else { return c }
+        var piece = first
+        while c.validLength < size {
+            guard let bytes = try FileIO.readRange(path, from: c.validLength, count: piece) else { break }
+            let final = c.validLength + bytes.count >= size
+            // Only whole lines, unless this is the end of the file (where a torn line is judged).
+            var end = bytes.count
+            if !final {
+                while end > 0, bytes[end - 1] != 0x0A { end -= 1 }
+            }
+            let before = c.validLength
+            if end > 0 {
+                c = try parse(final ? bytes : Array(bytes[..<end]), base: before, firstLine: c.lines + 1, path: path, into: c, final: final)
+                try body(c.entries, c.spans)
+                c.entries.removeAll(keepingCapacity: true)
+                c.spans.removeAll(keepingCapacity: true)
+            }
+            if final { break }
+            // A line or an unfinished request longer than the piece: read more at once.
+            if c.validLength == before { piece *= 2 }
+        }
+        return c
+    }
+
+    /// Parses whole lines read from byte `base`. Not `final`: more of the log follows, so a request of several
+    /// lines that is still open is left unread (`validLength` stops before it) for the next piece.
+    static func parse(_ bytes: [UInt8], base: Int, firstLine: Int, path: String, into contents: ZoneLogContents,
+                      final: Bool = true) throws(CKError) -> ZoneLogContents {
         var c = contents
         var lineNo = firstLine - 1
         var start = 0
@@ -139,7 +174,13 @@ enum ZoneLog {
             }
             start = end + 1
         }
-        if let g = group {
+        if let g = group, !final {
+            c.entries.removeSubrange(g.firstEntry...)
+            c.spans.removeSubrange(g.firstEntry...)
+            c.validLength = g.offset
+            c.lines = linesBeforeGroup
+            c.missingNewline = false
+        } else if let g = group {
             // The request's last lines never reached the disk: none of it was acknowledged.
             c.entries.removeSubrange(g.firstEntry...)
             c.spans.removeSubrange(g.firstEntry...)

@@ -28,6 +28,11 @@ extension Device {
         return try rows(sqlText, zone.map { [$0] } ?? []) { (s) throws(CKError) in try decodeRecord(s.text(0)) }
     }
 
+    /// The names of a zone's server copies (without decoding the records).
+    func serverRecordNames(zone: String) throws(CKError) -> [String] {
+        try rows("SELECT name FROM server_records WHERE zone = ?1 ORDER BY name", [zone]) { $0.text(0) }
+    }
+
     func decodeRecord(_ text: String) throws(CKError) -> Record {
         let json: JSON
         do { json = try JSON.parse(text) } catch { throw CKError.corrupt(path: path, "a server record is not JSON: \(error.message)") }

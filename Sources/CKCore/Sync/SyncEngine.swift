@@ -418,33 +418,38 @@ public struct SyncEngine {
         report.pulled.append(.init(zoneName: zone, saved: 0, deleted: 0, zoneDeleted: true))
     }
 
+    /// Changes fetched per zoneChanges call while pulling: memory holds one page (a few MB), whatever the zone's
+    /// size. Each page reads the index rows after its token, so pages much smaller than this cost more in all.
+    static let pullPageSize = 5_000
+
+    /// Fetches a zone's changes page by page and applies them, with the zone's new token, in one transaction.
+    /// A refusal from the server rolls the transaction back; the zone is then fetched again, recreated,
+    /// forgotten or kept as it was, as the refusal says.
     func pullZone(_ zone: String, refetch: Bool, _ report: inout SyncReport) throws(CKError) {
-        var token = refetch ? nil : try device.zoneToken(zone)
         var full = refetch
-        var changes: [RecordChange] = []
-        var next: String
         while true {
-            let page: ZoneChanges
+            var refused: CKError? = nil
             do {
-                let since = token
-                page = try call("zoneChanges", zone: zone, &report) { () throws(CKError) in try db.zoneChanges(zone: zone, since: since) }
+                let (pulled, dropped) = try device.transaction { () throws(CKError) -> (SyncReport.ZonePull, [SyncReport.Dropped]) in
+                    try pullPages(zone, replacing: full, &report) { (error) throws(CKError) in
+                        refused = error
+                        throw error
+                    }
+                }
+                report.pulled.append(pulled)
+                report.dropped += dropped
+                return
             } catch {
-                if report.stopped != nil { throw error }
+                guard let error = refused, report.stopped == nil else { throw error }
                 switch error.code {
-                case .changeTokenExpired where token != nil:
+                case .changeTokenExpired where !full:
                     // Toss the local copy of the zone (pending edits stay) and fetch it again from the start.
                     report.refetched.append(zone)
-                    token = nil
                     full = true
-                    changes = []
-                    continue
                 case .userDeletedZone where !report.recreated.contains(zone):
                     try reupload(zone, &report)
                     try pushZone(try device.pendingEdits(zone: zone), zone: zone, &report)
-                    token = nil
                     full = true
-                    changes = []
-                    continue
                 case .zoneNotFound, .userDeletedZone:
                     try zoneDeleted(zone, &report)
                     return
@@ -453,55 +458,69 @@ public struct SyncEngine {
                     return
                 }
             }
-            changes += page.changes
-            token = page.syncToken
-            next = page.syncToken
-            if !page.moreComing { break }
         }
-        let (pulled, dropped) = try apply(changes, zone: zone, token: next, replacing: full)
-        report.pulled.append(pulled)
-        report.dropped += dropped
     }
 
-    /// Applies a zone's changes and its new token in one transaction. With `replacing`, the changes are the
-    /// whole zone: server copies they lack were deleted.
-    func apply(_ changes: [RecordChange], zone: String, token: String, replacing: Bool)
-        throws(CKError) -> (SyncReport.ZonePull, [SyncReport.Dropped]) {
-        try device.transaction { () throws(CKError) -> (SyncReport.ZonePull, [SyncReport.Dropped]) in
-            var pulled = SyncReport.ZonePull(zoneName: zone, saved: 0, deleted: 0, zoneDeleted: false)
-            var dropped: [SyncReport.Dropped] = []
-            var deletions = changes.filter(\.isDeletion).map(\.recordName)
-            if replacing {
-                let live = Set(changes.filter { !$0.isDeletion }.map(\.recordName))
-                let old = try device.serverRecords(zone: zone).map(\.recordName)
-                deletions = old.filter { !live.contains($0) }
-                try device.wipeZone(zone)
+    /// Applies a zone's changes page by page (inside the caller's transaction) and stores its new token. With
+    /// `replacing`, the changes are the whole zone: server copies they lack were deleted. `refuse` is called
+    /// with an error of the server and throws it.
+    func pullPages(_ zone: String, replacing: Bool, _ report: inout SyncReport,
+                   refuse: (CKError) throws(CKError) -> Never) throws(CKError) -> (SyncReport.ZonePull, [SyncReport.Dropped]) {
+        var pulled = SyncReport.ZonePull(zoneName: zone, saved: 0, deleted: 0, zoneDeleted: false)
+        var dropped: [SyncReport.Dropped] = []
+        var token = replacing ? nil : try device.zoneToken(zone)
+        var old: [String] = []
+        var live = Set<String>()
+        if replacing {
+            old = try device.serverRecordNames(zone: zone)
+            try device.wipeZone(zone)
+        }
+        let pending = Dictionary(try device.pendingEdits(zone: zone).map { ($0.name, $0) }) { a, _ in a }
+        /// Deleted on the server: the device forgets its copy, and the deletion wins over the device's edit.
+        func deleted(_ name: String) throws(CKError) {
+            try device.removeServerRecord(zone: zone, name: name)
+            pulled.deleted += 1
+            if let p = pending[name], p.base != nil {
+                try device.dropPending(zone: zone, name: name)
+                if !p.isDelete {
+                    dropped.append(.init(zoneName: zone, recordName: name,
+                                         reason: "deleted on the server; the device's edit of \(p.fields.keys.sorted().joined(separator: ", ")) was dropped"))
+                }
             }
-            let pending = Dictionary(try device.pendingEdits(zone: zone).map { ($0.name, $0) }) { a, _ in a }
-            var done = 0
-            for c in changes {
+        }
+        var done = 0, total = 0
+        while true {
+            let page: ZoneChanges
+            do {
+                let since = token
+                page = try call("zoneChanges", zone: zone, &report) { () throws(CKError) in
+                    try db.zoneChanges(zone: zone, since: since, limit: SyncEngine.pullPageSize)
+                }
+            } catch {
+                try refuse(error)
+            }
+            total = max(total, done + page.pending)
+            for c in page.changes {
                 if let r = c.record {
                     try device.putServerRecord(r)
                     pulled.saved += 1
+                    if replacing { live.insert(r.recordName) }
+                } else if replacing {
+                    live.remove(c.recordName)
+                } else {
+                    try deleted(c.recordName)
                 }
                 done += 1
-                if done % 200 == 0 { progress?(SyncProgress(phase: .pull, done: done, total: changes.count)) }
+                if done % 200 == 0 { progress?(SyncProgress(phase: .pull, done: done, total: total)) }
             }
-            for name in deletions {
-                try device.removeServerRecord(zone: zone, name: name)
-                pulled.deleted += 1
-                // Deleted on the server while the device edited it: the deletion wins.
-                if let p = pending[name], p.base != nil {
-                    try device.dropPending(zone: zone, name: name)
-                    if !p.isDelete {
-                        dropped.append(.init(zoneName: zone, recordName: name,
-                                             reason: "deleted on the server; the device's edit of \(p.fields.keys.sorted().joined(separator: ", ")) was dropped"))
-                    }
-                }
-            }
-            try device.setZoneToken(zone, token)
-            progress?(SyncProgress(phase: .pull, done: changes.count, total: changes.count))
-            return (pulled, dropped)
+            token = page.syncToken
+            if !page.moreComing { break }
         }
+        if replacing {
+            for name in old where !live.contains(name) { try deleted(name) }
+        }
+        try device.setZoneToken(zone, token)
+        progress?(SyncProgress(phase: .pull, done: done, total: max(total, done)))
+        return (pulled, dropped)
     }
 }
