@@ -8,7 +8,7 @@ _ck_passopts='--data-dir --container -c --env -e --db --zone -z --as'
 # Sets _ck_subs, _ck_opts, _ck_vopts (options taking a value) and _ck_rt (argument index of a record type) for a command path.
 _ck_info() {
     case "$1" in
-        '') _ck_subs='init container zone record asset query subscription notification changes sync device user account role quota fault kv schema model export import exec gc doctor help man completion' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
+        '') _ck_subs='init container zone record asset query subscription notification changes sync device user account role quota fault kv schema cktool model export import exec gc doctor help man completion' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
         'init') _ck_subs='' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
         'container') _ck_subs='create list use show delete' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
         'container create') _ck_subs='' _ck_opts='--use' _ck_vopts='' _ck_rt='' ;;
@@ -25,7 +25,7 @@ _ck_info() {
         'record') _ck_subs='save fetch delete' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
         'record save') _ck_subs='' _ck_opts='--name --parent --if-tag --policy --unset --fields-json --fields-file --fields-stdin --asset-file --batch --atomic --no-atomic --keys' _ck_vopts='--name --parent --if-tag --policy --unset --fields-json --fields-file --asset-file --batch --keys' _ck_rt='0' ;;
         'record fetch') _ck_subs='' _ck_opts='--keys' _ck_vopts='--keys' _ck_rt='' ;;
-        'record delete') _ck_subs='' _ck_opts='--yes -y --if-tag --no-atomic' _ck_vopts='--if-tag' _ck_rt='' ;;
+        'record delete') _ck_subs='' _ck_opts='--yes -y --if-tag --no-atomic --query --arg --filters --dry-run' _ck_vopts='--if-tag --arg --filters' _ck_rt='' ;;
         'asset') _ck_subs='get' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
         'asset get') _ck_subs='' _ck_opts='--file --index' _ck_vopts='--file --index' _ck_rt='' ;;
         'query') _ck_subs='' _ck_opts='--arg --sort --limit --cursor --all --keys --zone-wide --filters-json --filters --explain' _ck_vopts='--arg --sort --limit --cursor --keys --filters-json --filters' _ck_rt='0' ;;
@@ -86,6 +86,18 @@ _ck_info() {
         'schema reset') _ck_subs='' _ck_opts='--yes -y' _ck_vopts='' _ck_rt='' ;;
         'schema index') _ck_subs='' _ck_opts='--queryable --sortable --searchable --remove' _ck_vopts='' _ck_rt='0' ;;
         'schema fmt') _ck_subs='' _ck_opts='--check' _ck_vopts='' _ck_rt='' ;;
+        'cktool') _ck_subs='save-token remove-token get-teams export-schema import-schema validate-schema reset-schema create-record query-records delete-record delete-records' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
+        'cktool save-token') _ck_subs='' _ck_opts='--type --method --force' _ck_vopts='--type --method' _ck_rt='' ;;
+        'cktool remove-token') _ck_subs='' _ck_opts='--type --method --force' _ck_vopts='--type --method' _ck_rt='' ;;
+        'cktool get-teams') _ck_subs='' _ck_opts='--token -t' _ck_vopts='--token -t' _ck_rt='' ;;
+        'cktool export-schema') _ck_subs='' _ck_opts='--team-id --container-id --environment --output-file --token -t' _ck_vopts='--team-id --container-id --environment --output-file --token -t' _ck_rt='' ;;
+        'cktool import-schema') _ck_subs='' _ck_opts='--team-id --container-id --environment --file --validate --token -t' _ck_vopts='--team-id --container-id --environment --file --token -t' _ck_rt='' ;;
+        'cktool validate-schema') _ck_subs='' _ck_opts='--team-id --container-id --environment --file --token -t' _ck_vopts='--team-id --container-id --environment --file --token -t' _ck_rt='' ;;
+        'cktool reset-schema') _ck_subs='' _ck_opts='--team-id --container-id --token -t' _ck_vopts='--team-id --container-id --token -t' _ck_rt='' ;;
+        'cktool create-record') _ck_subs='' _ck_opts='--team-id --container-id --environment --database-type --record-type --zone-name --fields-file --fields-json --fields-stdin --asset-files --token -t' _ck_vopts='--team-id --container-id --environment --database-type --record-type --zone-name --fields-file --fields-json --asset-files --token -t' _ck_rt='' ;;
+        'cktool query-records') _ck_subs='' _ck_opts='--team-id --container-id --environment --database-type --zone-name --record-type --filters --sort-by --requested-fields --limit --continuation-token --token -t' _ck_vopts='--team-id --container-id --environment --database-type --zone-name --record-type --filters --sort-by --requested-fields --limit --continuation-token --token -t' _ck_rt='' ;;
+        'cktool delete-record') _ck_subs='' _ck_opts='--container-id --environment --database-type --zone-name --record-name --yes -y --team-id --token -t' _ck_vopts='--container-id --environment --database-type --zone-name --record-name --team-id --token -t' _ck_rt='' ;;
+        'cktool delete-records') _ck_subs='' _ck_opts='--container-id --environment --database-type --zone-name --record-type --filters --dry-run --yes -y --team-id --token -t' _ck_vopts='--container-id --environment --database-type --zone-name --record-type --filters --dry-run --team-id --token -t' _ck_rt='' ;;
         'model') _ck_subs='check schema diff' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
         'model check') _ck_subs='' _ck_opts='--models' _ck_vopts='--models' _ck_rt='' ;;
         'model schema') _ck_subs='' _ck_opts='--mode --models --import --file' _ck_vopts='--mode --models --file' _ck_rt='' ;;
@@ -105,6 +117,7 @@ _ck_info() {
 # Completes the value of option $2 of command path $1.
 _ck_value() {
     case "$1:$2" in
+        'zone create:--capabilities') _ck_words 'fetchChanges atomic sharing zoneWideSharing' ;;
         'record save:--name') _ck_dynamic recordName ;;
         'record save:--parent') _ck_dynamic recordName ;;
         'record save:--policy') _ck_words 'changed-keys all-keys' ;;
@@ -117,6 +130,7 @@ _ck_value() {
         'asset get:--file') _ck_files ;;
         'query:--sort') _ck_dynamic field "$_ck_rtype" ;;
         'query:--keys') _ck_dynamic field "$_ck_rtype" ;;
+        'subscription create query:--fires-on') _ck_words 'create update delete' ;;
         'subscription create query:--desired-keys') _ck_dynamic field "$_ck_rtype" ;;
         'subscription create zone:--type') _ck_dynamic recordType ;;
         'subscription create database:--type') _ck_dynamic recordType ;;
@@ -137,6 +151,45 @@ _ck_value() {
         'schema export:--file') _ck_files ;;
         'schema diff:--from') _ck_words 'development production' ;;
         'schema diff:--to') _ck_words 'development production' ;;
+        'cktool save-token:--type') _ck_words 'management user' ;;
+        'cktool save-token:--method') _ck_words 'file keychain' ;;
+        'cktool remove-token:--type') _ck_words 'management user' ;;
+        'cktool remove-token:--method') _ck_words 'file keychain' ;;
+        'cktool export-schema:--container-id') _ck_dynamic container ;;
+        'cktool export-schema:--environment') _ck_words 'development production' ;;
+        'cktool export-schema:--output-file') _ck_files ;;
+        'cktool import-schema:--container-id') _ck_dynamic container ;;
+        'cktool import-schema:--environment') _ck_words 'development production' ;;
+        'cktool import-schema:--file') _ck_files ;;
+        'cktool validate-schema:--container-id') _ck_dynamic container ;;
+        'cktool validate-schema:--environment') _ck_words 'development production' ;;
+        'cktool validate-schema:--file') _ck_files ;;
+        'cktool reset-schema:--container-id') _ck_dynamic container ;;
+        'cktool create-record:--container-id') _ck_dynamic container ;;
+        'cktool create-record:--environment') _ck_words 'development production' ;;
+        'cktool create-record:--database-type') _ck_words 'public shared private' ;;
+        'cktool create-record:--record-type') _ck_dynamic recordType ;;
+        'cktool create-record:--zone-name') _ck_dynamic zone ;;
+        'cktool create-record:--fields-file') _ck_files ;;
+        'cktool create-record:--asset-files') _ck_files ;;
+        'cktool query-records:--container-id') _ck_dynamic container ;;
+        'cktool query-records:--environment') _ck_words 'development production' ;;
+        'cktool query-records:--database-type') _ck_words 'public shared private' ;;
+        'cktool query-records:--zone-name') _ck_dynamic zone ;;
+        'cktool query-records:--record-type') _ck_dynamic recordType ;;
+        'cktool query-records:--sort-by') _ck_dynamic field "$_ck_rtype" ;;
+        'cktool query-records:--requested-fields') _ck_dynamic field "$_ck_rtype" ;;
+        'cktool delete-record:--container-id') _ck_dynamic container ;;
+        'cktool delete-record:--environment') _ck_words 'development production' ;;
+        'cktool delete-record:--database-type') _ck_words 'public shared private' ;;
+        'cktool delete-record:--zone-name') _ck_dynamic zone ;;
+        'cktool delete-record:--record-name') _ck_dynamic recordName ;;
+        'cktool delete-records:--container-id') _ck_dynamic container ;;
+        'cktool delete-records:--environment') _ck_words 'development production' ;;
+        'cktool delete-records:--database-type') _ck_words 'public shared private' ;;
+        'cktool delete-records:--zone-name') _ck_dynamic zone ;;
+        'cktool delete-records:--record-type') _ck_dynamic recordType ;;
+        'cktool delete-records:--dry-run') _ck_words 'true false' ;;
         'model schema:--mode') _ck_words 'jit initialize' ;;
         'model schema:--file') _ck_files ;;
         'model diff:--against') _ck_files ;;
@@ -152,7 +205,7 @@ _ck_value() {
         *:--db) _ck_words 'public private shared' ;;
         *:--zone|*:-z) _ck_dynamic zone ;;
         *:--as) _ck_dynamic user ;;
-        *:--output|*:-o) _ck_words 'table json jsonl plain' ;;
+        *:--output|*:-o) _ck_words 'table json jsonl plain name' ;;
     esac
 }
 
@@ -182,7 +235,7 @@ _ck_positional() {
             ;;
         'record save')
             if (( $2 == 0 )); then _ck_dynamic recordType; fi
-            if (( $2 >= 1 )); then _ck_dynamic field "$_ck_rtype"; fi
+            if (( $2 >= 1 )); then _ck_dynamic fieldAssignment "$_ck_rtype"; fi
             ;;
         'record fetch')
             if (( $2 >= 0 )); then _ck_dynamic recordName; fi
@@ -221,7 +274,7 @@ _ck_positional() {
         'device save')
             if (( $2 == 0 )); then _ck_dynamic device; fi
             if (( $2 == 1 )); then _ck_dynamic recordType; fi
-            if (( $2 >= 2 )); then _ck_dynamic field "$_ck_rtype"; fi
+            if (( $2 >= 2 )); then _ck_dynamic fieldAssignment "$_ck_rtype"; fi
             ;;
         'device remove')
             if (( $2 == 0 )); then _ck_dynamic device; fi
@@ -273,7 +326,7 @@ _ck_positional() {
             ;;
         'schema index')
             if (( $2 == 0 )); then _ck_dynamic recordType; fi
-            if (( $2 == 1 )); then _ck_dynamic field "$_ck_rtype"; fi
+            if (( $2 == 1 )); then _ck_dynamic indexField "$_ck_rtype"; fi
             ;;
         'schema fmt')
             if (( $2 == 0 )); then _ck_files; fi
@@ -291,10 +344,10 @@ _ck_positional() {
             if (( $2 == 0 )); then _ck_files; fi
             ;;
         'exec')
-            if (( $2 >= 0 )); then _ck_words 'init container zone record asset query subscription notification changes sync device user account role quota fault kv schema model export import exec gc doctor help man completion'; fi
+            if (( $2 >= 0 )); then _ck_words 'init container zone record asset query subscription notification changes sync device user account role quota fault kv schema cktool model export import exec gc doctor help man completion'; fi
             ;;
         'help')
-            if (( $2 >= 0 )); then _ck_words 'environment exit-codes faults formats kv model permissions predicates store init container zone record asset query subscription notification changes sync device user account role quota fault kv schema model export import exec gc doctor help man completion'; fi
+            if (( $2 >= 0 )); then _ck_words 'environment exit-codes faults formats kv model output permissions predicates store init container zone record asset query subscription notification changes sync device user account role quota fault kv schema cktool model export import exec gc doctor help man completion'; fi
             ;;
         'completion')
             if (( $2 == 0 )); then _ck_words 'bash zsh fish'; fi
@@ -319,10 +372,11 @@ _ck_dirs() {
     COMPREPLY+=($(compgen -d -- "$cur"))
 }
 
-# Asks ck for candidates from the store: _ck_dynamic <kind> [<record-type>].
+# Asks ck for candidates from the store: _ck_dynamic <kind> [<record-type>]. `field=` takes no space after it.
 _ck_dynamic() {
     local IFS=$'\n' candidates
     candidates=$(command "$_ck_prog" "${_ck_pass[@]}" __complete "$@" 2>/dev/null) || return 0
+    [[ $1 == fieldAssignment ]] && compopt -o nospace 2>/dev/null
     COMPREPLY+=($(compgen -W "$candidates" -- "$cur"))
 }
 
@@ -354,7 +408,7 @@ _ck_needs_value() {
 
 _ck() {
     local cur="${COMP_WORDS[COMP_CWORD]}" _ck_prog="${COMP_WORDS[0]}"
-    local path="" w opt="" i dashdash=0 _ck_o _ck_rtype=""
+    local cmdpath="" w opt="" i dashdash=0 _ck_o _ck_rtype=""
     local _ck_subs _ck_opts _ck_vopts _ck_rt
     local -a _ck_pass=() pos=()
     COMPREPLY=()
@@ -374,8 +428,8 @@ _ck() {
             -?*) _ck_needs_value "$w"; opt="$_ck_o" ;;
             *)
                 if ((${#pos[@]} == 0)) && [[ " $_ck_subs " == *" $w "* ]]; then
-                    path="${path:+$path }$w"
-                    _ck_info "$path"
+                    cmdpath="${cmdpath:+$cmdpath }$w"
+                    _ck_info "$cmdpath"
                 else
                     pos+=("$w")
                 fi
@@ -385,13 +439,13 @@ _ck() {
     [[ -n $_ck_rt ]] && _ck_rtype="${pos[_ck_rt]}"
     if [[ -n $opt ]]; then
         [[ $cur == "=" ]] && cur=""
-        _ck_value "$path" "$opt"
+        _ck_value "$cmdpath" "$opt"
         return 0
     fi
     if ((!dashdash)) && [[ $cur == --*=* ]]; then
         local prefix="${cur%%=*}="
         cur="${cur#*=}"
-        _ck_value "$path" "${prefix%=}"
+        _ck_value "$cmdpath" "${prefix%=}"
         COMPREPLY=("${COMPREPLY[@]/#/$prefix}")
         return 0
     fi
@@ -403,7 +457,7 @@ _ck() {
         _ck_words "$_ck_subs"
         return 0
     fi
-    _ck_positional "$path" "${#pos[@]}"
+    _ck_positional "$cmdpath" "${#pos[@]}"
     return 0
 }
 
