@@ -109,7 +109,7 @@ import Glibc
     /// that would write there refuses, naming the link, and nothing is made outside the store.
     @Test func linksPlantedForStoreDirectoriesAreRefused() throws {
         let s = try Sandbox()
-        #expect(try s.ck("zone", "list").status == 0)
+        #expect(try s.ck("init").status == 0)
         let outside = s.dir + "/outside"
         try FileManager.default.createDirectory(atPath: outside, withIntermediateDirectories: true)
         try s.write("asset bytes", to: "a.bin")
