@@ -19,7 +19,7 @@ final class RecordIndex {
             // A cache can always be thrown away.
             for suffix in ["", "-wal", "-shm", "-journal"] { unlink(path + suffix) }
             do { return try RecordIndex(path: path, envDir: envDir) } catch {
-                throw CKError.internalError("cannot open the index \(path): \(error.message)")
+                throw CKError.internalError("cannot open the index \(path): \(error.description)")
             }
         }
     }
@@ -59,7 +59,7 @@ final class RecordIndex {
     func wrap<T>(_ body: () throws(SQLiteConnection.Failure) -> T) throws(CKError) -> T {
         do { return try body() } catch {
             if error.isCorruption { unlink(path) }
-            throw CKError.internalError("index \(path): \(error.message)", hint: "the index is a cache; delete it and ck rebuilds it")
+            throw CKError.internalError("index \(path): \(error.description)", hint: "the index is a cache; delete it and ck rebuilds it")
         }
     }
 
