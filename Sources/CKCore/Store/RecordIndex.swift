@@ -30,6 +30,7 @@ final class RecordIndex {
         db = try SQLiteConnection(path: path)
         // A cache: no fsync (the logs are durable), WAL so readers and a writer don't block each other.
         try db.exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=OFF;")
+        try db.keepWALFiles()
         let version = try? db.prepare("SELECT value FROM meta WHERE key = 'format'")
         if let v = version, try v.step(), v.text(0) == RecordIndex.formatVersion { return }
         try db.exec("""

@@ -51,6 +51,15 @@ final class SQLiteConnection {
         Failure(code: rc, message: db.map { String(cString: sqlite3_errmsg($0)) } ?? "no connection", sql: sql)
     }
 
+    /// Keeps the -wal and -shm files when the last connection closes (the WAL checkpointed and truncated
+    /// to nothing): the next command, a moment later, would otherwise create and size them again.
+    func keepWALFiles() throws(Failure) {
+        var on: Int32 = 1
+        let rc = sqlite3_file_control(db, "main", SQLITE_FCNTL_PERSIST_WAL, &on)
+        guard rc == SQLITE_OK else { throw failure(rc, sql: nil) }
+        try exec("PRAGMA journal_size_limit=0")
+    }
+
     /// Runs SQL that returns no rows (several statements allowed).
     func exec(_ sql: String) throws(Failure) {
         resetIdle()
