@@ -147,12 +147,14 @@ extension RecordIndex {
             var from: String
             var conds = ["r.log = ?1", "r.type = ?2"]
             switch source {
+            // After the records, the sort value is one lookup by record (vals_rec); left to itself, SQLite
+            // reads it through vals_num, scanning every value of the field for each record.
             case .ordered: from = joinSort ? "vals s CROSS JOIN records r" : "records r"
-            case .named: from = joinSort ? "records r CROSS JOIN vals s" : "records r"
+            case .named: from = joinSort ? "records r CROSS JOIN vals s INDEXED BY vals_rec" : "records r"
             case .driver(let t):
                 let f = a.add(.text(t.field))
                 from = "(SELECT DISTINCT d.name FROM vals d WHERE d.log = ?1 AND d.field = \(f) AND \(t.sql(&a, "d"))) dn CROSS JOIN records r"
-                    + (joinSort ? " CROSS JOIN vals s" : "")
+                    + (joinSort ? " CROSS JOIN vals s INDEXED BY vals_rec" : "")
                 conds.append("r.name = dn.name")
             }
             if joinSort, let f = sortField {
