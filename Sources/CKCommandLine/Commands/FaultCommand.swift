@@ -2,8 +2,9 @@ import CKCore
 
 /// `ck fault`: injected server refusals (faults.json of the environment), consumed by every operation's fault stage.
 enum FaultCommand {
-    static let errorNames = FaultRule.injectable.map(\.name)
-    static let opNames = FaultRule.Op.allCases.map(\.rawValue)
+    // Closures, not key paths: a key path is built at run time from mangled names, which costs start-up.
+    static let errorNames = FaultRule.injectable.map { $0.name }
+    static let opNames = FaultRule.Op.allCases.map { $0.rawValue }
 
     static let spec = CommandSpec(
         "fault", summary: "Inject CloudKit errors: add, list and clear fault rules.",

@@ -39,7 +39,7 @@ extension Device {
         do { return try KVValue(json: json, path: "kv_values." + key) } catch { throw CKError.corrupt(path: path, error.reason) }
     }
 
-    func kvRows(_ whereClause: String = "", _ values: [Any?] = []) throws(CKError) -> [KVLocalEntry] {
+    func kvRows(_ whereClause: String = "", _ values: [any SQLiteBindable] = []) throws(CKError) -> [KVLocalEntry] {
         try prepareKeyValue()
         return try rows("SELECT key, value, modified, device, pending, version FROM kv_values \(whereClause) ORDER BY key", values) { (s) throws(CKError) in
             let key = s.text(0)

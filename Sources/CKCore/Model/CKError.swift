@@ -12,7 +12,21 @@ public struct CKError: Error, Sendable, CustomStringConvertible {
              accountTemporarilyUnavailable, participantAlreadyInvited
 
         /// The Swift case name, as users see it in CloudKit logs.
-        public var name: String { String(describing: self) }
+        public var name: String { Code.names[rawValue - 1] }
+
+        /// The case names in raw-value order (1…). A table rather than `String(describing:)`: in a static
+        /// executable that reflection scans every protocol conformance, about 3 M instructions at start-up
+        /// (the command tree lists these names), more than all of sqlite3's start-up.
+        static let names = [
+            "internalError", "partialFailure", "networkUnavailable", "networkFailure", "badContainer",
+            "serviceUnavailable", "requestRateLimited", "missingEntitlement", "notAuthenticated", "permissionFailure",
+            "unknownItem", "invalidArguments", "resultsTruncated", "serverRecordChanged", "serverRejectedRequest",
+            "assetFileNotFound", "assetFileModified", "incompatibleVersion", "constraintViolation", "operationCancelled",
+            "changeTokenExpired", "batchRequestFailed", "zoneBusy", "badDatabase", "quotaExceeded", "zoneNotFound",
+            "limitExceeded", "userDeletedZone", "tooManyParticipants", "alreadyShared", "referenceViolation",
+            "managedAccountRestricted", "participantMayNeedVerification", "serverResponseLost", "assetNotAvailable",
+            "accountTemporarilyUnavailable", "participantAlreadyInvited",
+        ]
 
         /// Looks a code up by its case name.
         public init?(name: String) {

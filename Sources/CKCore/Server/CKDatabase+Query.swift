@@ -118,8 +118,9 @@ extension CKDatabase {
                 let path = env.logPath(database: scope, zone: z.zoneID)
                 try index.sync(path, warnings: &env.warnings)
                 try index.ensureValues(path, warnings: &env.warnings)
-                if let q = index.sqlQuery(log: try index.key(path), recordType: plan.recordType, filters: plan.filters, sort: plan.sort,
-                                          sortColumn: sortColumn(plan, schema: schema), after: after) {
+                if let q = try index.sqlQuery(log: try index.key(path), recordType: plan.recordType, filters: plan.filters, sort: plan.sort,
+                                          sortColumn: sortColumn(plan, schema: schema), after: after,
+                                              driverLimit: container.store.queryDriverLimit) {
                     try index.rows(q) { (offset, length) throws(CKError) -> Bool in
                         guard let r = try RecordIndex.read(path, at: (offset, length)), r.recordType == plan.recordType,
                               plan.filters.allSatisfy({ $0.matches(r, searchableFields: searchable) }),

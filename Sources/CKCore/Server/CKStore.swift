@@ -12,6 +12,9 @@ public final class CKStore: @unchecked Sendable {
     public private(set) var warnings: [String] = []
     /// Whether environments keep `.index.sqlite` (off: every read folds whole logs; the answers are the same).
     public var indexEnabled = true
+    /// How many index rows a filter may match and still drive a query (read whole, then sorted); above it,
+    /// queries walk the sort order. Tests lower it to 0 to check the walk gives the same answers.
+    public var queryDriverLimit = 2000
     /// The pipeline stages a caller may add (injected faults, quotas); every server operation passes them.
     public var hooks = PipelineHooks()
     /// A clock that tests may pin; ms since 1970.

@@ -61,18 +61,47 @@ extension RecordIndex {
 
     /// The SQL form of a query over one log: statements run in turn, each yielding rows in the final order.
     struct SQLQuery {
-        var phases: [(sql: String, args: [Any?])]
+        var phases: [(sql: String, args: [SQLiteValue])]
+    }
+
+    /// The arguments of a statement being written: each value takes the next `?N`.
+    struct SQLArguments {
+        var values: [SQLiteValue]
+        mutating func add(_ v: SQLiteValue) -> String {
+            values.append(v)
+            return "?\(values.count)"
+        }
+    }
+
+    /// A test on one field's rows in `vals`, written for a table alias: at least as wide as its filter.
+    struct ValueTest {
+        var field: String
+        var sql: (_ args: inout SQLArguments, _ alias: String) -> String
     }
 
     static func isASCII(_ s: String) -> Bool { s.utf8.allSatisfy { $0 < 0x80 } }
 
-    /// Plans a query, or nil when its order can't be produced by SQL. Filters SQL can't express exactly
-    /// are left to the Swift check. `sortColumn` is `num` or `txt`: how the sort field is stored.
     /// The most conditions a query hands to SQLite; longer conjunctions are evaluated record by record.
     static let maxSQLFilters = 100
 
+    /// Where a statement's rows come from, before the other filters test them.
+    private enum Source {
+        /// The sort order itself: the sort field's values (with any conditions on that field), or the records.
+        case ordered
+        /// One record named by `___recordID ==`.
+        case named
+        /// The records one filter matches, read through that filter's index and then sorted.
+        case driver(ValueTest)
+    }
+
+    /// Plans a query, or nil when its order can't be produced by SQL. Filters SQL can't express exactly
+    /// are left to the Swift check. `sortColumn` is `num` or `txt`: how the sort field is stored.
+    ///
+    /// Conditions on the sort field narrow the ordered scan itself (`n >= 5000 --sort n` starts at 5000).
+    /// Of the other filters, the one with the fewest index rows drives the query when it has few enough
+    /// (at most `driverLimit`); the rest are tested per row, and only on rows the scan reaches.
     func sqlQuery(log: Int64, recordType: String, filters: [QueryFilter], sort: [QuerySort], sortColumn: String,
-                  after: SortKey?) -> SQLQuery? {
+                  after: SortKey?, driverLimit: Int) throws(CKError) -> SQLQuery? {
         // SQLite's expression depth is bounded (1000): a very long AND is evaluated without SQL instead.
         guard sort.count <= 1, filters.count <= RecordIndex.maxSQLFilters else { return nil }
         var field: String? = nil
@@ -85,106 +114,166 @@ extension RecordIndex {
         }
         let dir = ascending ? "" : " DESC"
         let cmp = ascending ? ">" : "<"
-        func statement(_ head: String, _ extra: [String], order: String, bind: [Any?]) -> (String, [Any?]) {
-            var args: [Any?] = [log, recordType] + bind
-            func arg(_ v: Any?) -> String { args.append(v); return "?\(args.count)" }
-            var conds = extra.map { c -> String in
-                // Placeholders in `extra` are written as {0}, {1}… over `bind`.
-                var out = c
-                for i in bind.indices { out = out.replacingOccurrences(of: "{\(i)}", with: "?\(i + 3)") }
-                return out
+        let sortField = field.flatMap { $0.hasPrefix("___") ? nil : $0 }
+
+        var names: [String] = []
+        var tests: [ValueTest] = []
+        for f in filters {
+            if f.field == "___recordID", f.comparator == .EQUALS, case .string(let n) = f.value {
+                names.append(n)
+            } else if let t = RecordIndex.valueTest(f) {
+                tests.append(t)
             }
-            for f in filters { if let c = condition(f, arg: arg) { conds.append(c) } }
-            return (head + " WHERE r.log = ?1 AND r.type = ?2" + conds.map { " AND " + $0 }.joined() + " ORDER BY " + order, args)
         }
-        let select = "SELECT r.off, r.len FROM records r"
+        let onSort = tests.filter { $0.field == sortField }
+        var others = tests.filter { $0.field != sortField }
+
+        var source = Source.ordered
+        if !names.isEmpty {
+            source = .named
+        } else if !others.isEmpty {
+            var best = onSort.isEmpty ? driverLimit : try estimate(log: log, onSort, limit: driverLimit)
+            var chosen: Int? = nil
+            for (i, t) in others.enumerated() where best > 0 {
+                let n = try estimate(log: log, [t], limit: driverLimit)
+                if n < best { best = n; chosen = i }
+            }
+            if let chosen { source = .driver(others.remove(at: chosen)) }
+        }
+
+        /// One statement: rows from `source`, joined to the sort field's values when `joinSort`.
+        func statement(joinSort: Bool, _ extra: (inout SQLArguments) -> [String], order: String) -> (sql: String, args: [SQLiteValue]) {
+            var a = SQLArguments(values: [.int(log), .text(recordType)])
+            var from: String
+            var conds = ["r.log = ?1", "r.type = ?2"]
+            switch source {
+            // After the records, the sort value is one lookup by record (vals_rec); left to itself, SQLite
+            // reads it through vals_num, scanning every value of the field for each record.
+            case .ordered: from = joinSort ? "vals s CROSS JOIN records r" : "records r"
+            case .named: from = joinSort ? "records r CROSS JOIN vals s INDEXED BY vals_rec" : "records r"
+            case .driver(let t):
+                let f = a.add(.text(t.field))
+                from = "(SELECT DISTINCT d.name FROM vals d WHERE d.log = ?1 AND d.field = \(f) AND \(t.sql(&a, "d"))) dn CROSS JOIN records r"
+                    + (joinSort ? " CROSS JOIN vals s INDEXED BY vals_rec" : "")
+                conds.append("r.name = dn.name")
+            }
+            if joinSort, let f = sortField {
+                conds += ["s.log = ?1", "s.field = \(a.add(.text(f)))", "s.name = r.name"]
+                for t in onSort { conds.append(t.sql(&a, "s")) }
+            }
+            conds += extra(&a)
+            for n in names { conds.append("r.name = \(a.add(.text(n)))") }
+            for t in others {
+                let f = a.add(.text(t.field))
+                conds.append("EXISTS (SELECT 1 FROM vals v INDEXED BY vals_rec WHERE v.log = r.log AND v.name = r.name AND v.field = \(f) AND \(t.sql(&a, "v")))")
+            }
+            return ("SELECT r.off, r.len FROM \(from) WHERE \(conds.joined(separator: " AND ")) ORDER BY \(order)", a.values)
+        }
+
         switch field {
         case nil, "___recordID"?:
-            let keyset = after == nil ? [] : ["r.name \(cmp) {0}"]
-            return SQLQuery(phases: [statement(select, keyset, order: "r.name\(dir)", bind: after.map { [$0.name] } ?? [])])
+            let phase = statement(joinSort: false, { a in after.map { ["r.name \(cmp) \(a.add(.text($0.name)))"] } ?? [] }, order: "r.name\(dir)")
+            return SQLQuery(phases: [phase])
         case "___createTime"?, "___modTime"?:
             let col = field == "___createTime" ? "r.created" : "r.modified"
-            var keyset: [String] = []
-            var bind: [Any?] = []
-            if let after, let v = after.values.first ?? nil {
-                keyset = ["(\(col) \(cmp) {0} OR (\(col) = {0} AND r.name \(cmp) {1}))"]
-                bind = [RecordIndex.sqlValue(v), after.name]
-            }
-            return SQLQuery(phases: [statement(select, keyset, order: "\(col)\(dir), r.name\(dir)", bind: bind)])
+            let phase = statement(joinSort: false, { a in
+                guard let after, let v = after.values.first ?? nil else { return [] }
+                let value = a.add(RecordIndex.sqlValue(v)), name = a.add(.text(after.name))
+                return ["(\(col) \(cmp) \(value) OR (\(col) = \(value) AND r.name \(cmp) \(name)))"]
+            }, order: "\(col)\(dir), r.name\(dir)")
+            return SQLQuery(phases: [phase])
         case let f?:
-            // Records with the field, in index order; then those without it, by name.
-            let join = "SELECT r.off, r.len FROM vals s JOIN records r ON r.log = s.log AND r.name = s.name"
-            let fieldCond = "s.log = ?1 AND s.field = {0}"
-            let missing = "NOT EXISTS (SELECT 1 FROM vals m INDEXED BY vals_rec WHERE m.log = r.log AND m.name = r.name AND m.field = {0})"
-            var phases: [(sql: String, args: [Any?])] = []
+            // Records with the field, in index order; then those without it, by name (none can match a
+            // condition on the field, so that phase is left out when there is one).
+            func missing(_ a: inout SQLArguments) -> String {
+                "NOT EXISTS (SELECT 1 FROM vals m INDEXED BY vals_rec WHERE m.log = r.log AND m.name = r.name AND m.field = \(a.add(.text(f))))"
+            }
+            var phases: [(sql: String, args: [SQLiteValue])] = []
             if let after, after.values.first ?? nil == nil {
-                phases.append(statement(select, [missing, "r.name \(cmp) {1}"], order: "r.name\(dir)", bind: [f, after.name]))
-            } else {
-                var keyset = [fieldCond]
-                var bind: [Any?] = [f]
-                if let after, let v = after.values.first ?? nil {
-                    keyset.append("(s.\(sortColumn) \(cmp) {1} OR (s.\(sortColumn) = {1} AND s.name \(cmp) {2}))")
-                    bind += [RecordIndex.sqlValue(v), after.name]
+                if onSort.isEmpty {
+                    phases.append(statement(joinSort: false, { a in [missing(&a), "r.name \(cmp) \(a.add(.text(after.name)))"] }, order: "r.name\(dir)"))
                 }
-                phases.append(statement(join, keyset, order: "s.\(sortColumn)\(dir), s.name\(dir)", bind: bind))
-                phases.append(statement(select, [missing], order: "r.name\(dir)", bind: [f]))
+            } else {
+                phases.append(statement(joinSort: true, { a in
+                    guard let after, let v = after.values.first ?? nil else { return [] }
+                    let value = a.add(RecordIndex.sqlValue(v)), name = a.add(.text(after.name))
+                    return ["(s.\(sortColumn) \(cmp) \(value) OR (s.\(sortColumn) = \(value) AND s.name \(cmp) \(name)))"]
+                }, order: "s.\(sortColumn)\(dir), s.name\(dir)"))
+                if onSort.isEmpty {
+                    phases.append(statement(joinSort: false, { a in [missing(&a)] }, order: "r.name\(dir)"))
+                }
             }
             return SQLQuery(phases: phases)
         }
     }
 
-    static func sqlValue(_ v: QueryValue) -> Any? {
-        switch v {
-        case .int(let i): return Double(i)
-        case .double(let d): return d
-        case .bool(let b): return b ? 1.0 : 0.0
-        case .date(let d): return Double(d)
-        case .string(let s): return s
-        case .reference(let r): return r.recordName
-        default: return nil
+    /// How many rows of `vals` the tests (all on one field) match, counting no further than `limit`.
+    private func estimate(log: Int64, _ tests: [ValueTest], limit: Int) throws(CKError) -> Int {
+        guard let field = tests.first?.field else { return 0 }
+        var a = SQLArguments(values: [.int(log), .text(field)])
+        let conds = tests.map { $0.sql(&a, "d") }.joined(separator: " AND ")
+        let sql = "SELECT count(*) FROM (SELECT 1 FROM vals d WHERE d.log = ?1 AND d.field = ?2 AND \(conds) LIMIT \(limit))"
+        return try wrap { () throws(SQLiteConnection.Failure) -> Int in
+            let s = try db.prepare(sql)
+            try s.bind(a.values)
+            return try s.step() ? Int(s.int(0)) : 0
         }
     }
 
-    /// A condition at least as wide as the filter (the Swift check narrows it), or nil to leave it to Swift.
-    func condition(_ f: QueryFilter, arg: (Any?) -> String) -> String? {
-        func exists(_ c: String) -> String {
-            "EXISTS (SELECT 1 FROM vals v INDEXED BY vals_rec WHERE v.log = r.log AND v.name = r.name AND v.field = \(arg(f.field)) AND \(c))"
+    static func sqlValue(_ v: QueryValue) -> SQLiteValue {
+        switch v {
+        case .int(let i): return .double(Double(i))
+        case .double(let d): return .double(d)
+        case .bool(let b): return .double(b ? 1 : 0)
+        case .date(let d): return .double(Double(d))
+        case .string(let s): return .text(s)
+        case .reference(let r): return .text(r.recordName)
+        default: return .null
         }
+    }
+
+    /// A test on a user field's indexed values at least as wide as the filter (the Swift check narrows
+    /// it), or nil to leave the filter to Swift.
+    static func valueTest(_ f: QueryFilter) -> ValueTest? {
+        // System fields live in the records table; token search has no index.
+        if f.field.hasPrefix("___") || f.comparator == .CONTAINS_ALL_TOKENS || f.comparator == .CONTAINS_ANY_TOKENS { return nil }
         /// Column and value an equality tests; strings compare case-folded (ASCII values only, where
         /// folding is unambiguous).
-        func equality(_ v: QueryValue) -> (column: String, value: Any?)? {
+        func equality(_ v: QueryValue) -> (column: String, value: SQLiteValue)? {
             switch v {
-            case .int, .double, .bool, .date: return ("v.num", RecordIndex.sqlValue(v))
-            case .string(let s): return RecordIndex.isASCII(s) ? ("v.fold", RecordIndex.fold(s)) : nil
-            case .reference(let r): return ("v.txt", r.recordName)
+            case .int, .double, .bool, .date: return ("num", sqlValue(v))
+            case .string(let s): return isASCII(s) ? ("fold", .text(fold(s))) : nil
+            case .reference(let r): return ("txt", .text(r.recordName))
             default: return nil
             }
         }
-        // System fields kept in the records table.
-        if f.field == "___recordID", f.comparator == .EQUALS, case .string(let n) = f.value { return "r.name = \(arg(n))" }
-        if f.field.hasPrefix("___") { return nil }
         switch f.comparator {
         case .EQUALS, .LIST_CONTAINS:
             guard let e = equality(f.value) else { return nil }
-            return exists("\(e.column) = \(arg(e.value))")
+            return ValueTest(field: f.field) { a, t in "\(t).\(e.column) = \(a.add(e.value))" }
         case .LESS_THAN, .LESS_THAN_OR_EQUALS, .GREATER_THAN, .GREATER_THAN_OR_EQUALS:
             let op = [.LESS_THAN: "<", .LESS_THAN_OR_EQUALS: "<=", .GREATER_THAN: ">", .GREATER_THAN_OR_EQUALS: ">="][f.comparator] ?? "="
+            let column: String
             switch f.value {
-            case .int, .double, .bool, .date: return exists("v.num \(op) \(arg(RecordIndex.sqlValue(f.value)))")
-            case .string(let s): return exists("v.txt \(op) \(arg(s))")
+            case .int, .double, .bool, .date: column = "num"
+            case .string: column = "txt"
             default: return nil
             }
+            let value = sqlValue(f.value)
+            return ValueTest(field: f.field) { a, t in "\(t).\(column) \(op) \(a.add(value))" }
         case .IN, .LIST_CONTAINS_ANY:
-            guard case .list(let items) = f.value, !items.isEmpty, items.allSatisfy({ equality($0) != nil }) else { return nil }
-            var parts: [String] = []
+            guard case .list(let items) = f.value, !items.isEmpty else { return nil }
+            var parts: [(column: String, value: SQLiteValue)] = []
             for i in items {
                 guard let e = equality(i) else { return nil }
-                parts.append("\(e.column) = \(arg(e.value))")
+                parts.append(e)
             }
-            return exists("(" + parts.joined(separator: " OR ") + ")")
+            return ValueTest(field: f.field) { a, t in
+                "(" + parts.map { "\(t).\($0.column) = \(a.add($0.value))" }.joined(separator: " OR ") + ")"
+            }
         case .BEGINS_WITH:
             guard case .string(let p) = f.value, !p.isEmpty else { return nil }
-            return exists("v.txt >= \(arg(p)) AND v.txt < \(arg(p + "\u{10FFFF}"))")
+            return ValueTest(field: f.field) { a, t in "\(t).txt >= \(a.add(.text(p))) AND \(t).txt < \(a.add(.text(p + "\u{10FFFF}")))" }
         default:
             return nil
         }

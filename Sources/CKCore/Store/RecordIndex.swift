@@ -19,7 +19,7 @@ final class RecordIndex {
             // A cache can always be thrown away.
             for suffix in ["", "-wal", "-shm", "-journal"] { unlink(path + suffix) }
             do { return try RecordIndex(path: path, envDir: envDir) } catch {
-                throw CKError.internalError("cannot open the index \(path): \(error.message)")
+                throw CKError.internalError("cannot open the index \(path): \(error.description)")
             }
         }
     }
@@ -30,6 +30,7 @@ final class RecordIndex {
         db = try SQLiteConnection(path: path)
         // A cache: no fsync (the logs are durable), WAL so readers and a writer don't block each other.
         try db.exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=OFF;")
+        try db.keepWALFiles()
         let version = try? db.prepare("SELECT value FROM meta WHERE key = 'format'")
         if let v = version, try v.step(), v.text(0) == RecordIndex.formatVersion { return }
         try db.exec("""
@@ -63,7 +64,7 @@ final class RecordIndex {
     /// An SQLite failure as ck reports it; a damaged file is removed, to be rebuilt.
     func failure(_ error: SQLiteConnection.Failure) -> CKError {
         if error.isCorruption { unlink(path) }
-        return CKError.internalError("index \(path): \(error.message)", hint: "the index is a cache; delete it and ck rebuilds it")
+        return CKError.internalError("index \(path): \(error.description)", hint: "the index is a cache; delete it and ck rebuilds it")
     }
 
     /// The log's key in the index: a small number for its path below the environment directory (rows

@@ -10,7 +10,6 @@ public final class Device {
     /// The private database this device syncs with, as its user sees it.
     public let database: CKDatabase
     let sql: SQLiteConnection
-    private var statements: [String: SQLiteStatement] = [:]
 
     /// Format of the device file; a newer file is refused rather than misread.
     static let formatVersion: Int64 = 1
@@ -114,8 +113,8 @@ public final class Device {
     // MARK: SQL helpers: every SQLite failure becomes a CKError naming the file.
 
     func fail(_ f: SQLiteConnection.Failure) -> CKError {
-        if f.isCorruption { return CKError.corrupt(path: path, "not a device database: \(f.message)") }
-        return CKError.internalError("device file \(path): \(f.message)")
+        if f.isCorruption { return CKError.corrupt(path: path, "not a device database: \(f.description)") }
+        return CKError.internalError("device file \(path): \(f.description)")
     }
 
     func exec(_ text: String) throws(CKError) {
@@ -123,22 +122,17 @@ public final class Device {
     }
 
     private func statement(_ text: String) throws(CKError) -> SQLiteStatement {
-        if let s = statements[text] { return s }
-        do {
-            let s = try sql.prepare(text)
-            statements[text] = s
-            return s
-        } catch { throw fail(error) }
+        do { return try sql.prepare(text) } catch { throw fail(error) }
     }
 
     /// Runs a statement that returns no rows.
-    func run(_ text: String, _ values: [Any?] = []) throws(CKError) {
+    func run(_ text: String, _ values: [any SQLiteBindable] = []) throws(CKError) {
         let s = try statement(text)
         do { try s.run(values) } catch { throw fail(error) }
     }
 
     /// Runs a query and maps each row.
-    func rows<T>(_ text: String, _ values: [Any?] = [], _ map: (SQLiteStatement) throws(CKError) -> T) throws(CKError) -> [T] {
+    func rows<T>(_ text: String, _ values: [any SQLiteBindable] = [], _ map: (SQLiteStatement) throws(CKError) -> T) throws(CKError) -> [T] {
         let s = try statement(text)
         var out: [T] = []
         do { try s.bind(values) } catch { throw fail(error) }
