@@ -1,10 +1,10 @@
-/// A changes/zone response: `zoneID`, `records` (deletions as stubs with `deleted: true`), `syncToken`, `moreComing`.
+/// A changes/zone response: `zoneID`, `records` (a deletion as the record's name, type and zone with `deleted: true`), `syncToken`, `moreComing`.
 public struct ZoneChangesResponse: Sendable {
     public var changes: ZoneChanges
 
     public init(_ changes: ZoneChanges) { self.changes = changes }
 
-    /// One change: the record dictionary (with asset `downloadURL`s when a database is given), or a deletion stub.
+    /// One change: the record dictionary (with asset `downloadURL`s when a database is given), or a deletion (name, type, zone, `deleted: true`).
     public func json(_ ch: RecordChange, database: CKDatabase?) -> JSON {
         if let r = ch.record { return database?.responseJSON(r) ?? r.json() }
         return .object(["recordName": .string(ch.recordName), "recordType": .string(ch.recordType),

@@ -4,7 +4,7 @@
 /// Web Services puts a failed item's error dictionary into `records` beside the records; ck keeps `records` to
 /// records and deletions and lists failures under `errors`, so a script counting `.records` counts records.
 public struct RecordsResponse: Sendable {
-    /// One entry of `records`: a record dictionary, or the stub of a deleted record.
+    /// One entry of `records`: a record dictionary, or a deleted record's name, type and zone with `deleted: true`.
     public enum Item: Sendable {
         case record(Record)
         /// `cascade`: a DELETE_SELF reference to a deleted record removed it.
