@@ -25,11 +25,7 @@ private struct LogLineReader {
     var p: JSONParser
 
     mutating func expect(_ text: StaticString) throws(NotFastShape) {
-        let n = text.utf8CodeUnitCount
-        guard p.i + n <= p.b.count else { throw NotFastShape() }
-        let t = text.utf8Start
-        for k in 0..<n where p.b[p.i + k] != t[k] { throw NotFastShape() }
-        p.i += n
+        guard accept(text) else { throw NotFastShape() }
     }
 
     /// Consumes `text` if it comes next.
