@@ -36,8 +36,7 @@ extension RecordIndex {
                         guard let base = b.baseAddress else { return -1 }
                         return pread(fd, base, len, off_t(off))
                     }
-                    guard n == len, let json = try? JSON.parse(utf8: buffer[0..<len]),
-                          case .save(_, let r)? = try? LogEntry(json: json, path: logPath) else {
+                    guard n == len, case .save(_, let r)? = RecordIndex.entry(buffer[0..<len], logPath) else {
                         failure = CKError.internalError("index \(logPath): the indexed line at byte \(off) is not a record",
                                                         hint: "the index is stale; delete .index.sqlite and ck rebuilds it")
                         break

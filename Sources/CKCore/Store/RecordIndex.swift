@@ -281,11 +281,19 @@ final class RecordIndex {
 
     static func read(_ logPath: String, at loc: (offset: Int, length: Int)) throws(CKError) -> Record? {
         guard let bytes = try FileIO.readRange(logPath, from: loc.offset, count: loc.length), bytes.count == loc.length,
-              let json = try? JSON.parse(utf8: bytes), case .save(_, let r)? = try? LogEntry(json: json, path: logPath) else {
+              case .save(_, let r)? = entry(bytes[...], logPath) else {
             throw CKError.internalError("index \(logPath): the indexed line at byte \(loc.offset) is not a record",
                                         hint: "the index is stale; delete .index.sqlite and ck rebuilds it")
         }
         return r
+    }
+
+    /// The entry on an indexed line: read straight from the bytes, or through the generic parser for a line of
+    /// another shape; nil if it is not an entry at all.
+    static func entry(_ line: ArraySlice<UInt8>, _ logPath: String) -> LogEntry? {
+        if let fast = LogEntry.decode(line: line) { return fast.entry }
+        guard let json = try? JSON.parse(utf8: line) else { return nil }
+        return try? LogEntry(json: json, path: logPath)
     }
 
     /// Records whose references with `action` point at `target`.

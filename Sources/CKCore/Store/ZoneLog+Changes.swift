@@ -55,6 +55,7 @@ extension ZoneLog {
     }
 
     static func entry(_ line: ArraySlice<UInt8>, path: String, offset: Int) throws(CKError) -> LogEntry {
+        if let fast = LogEntry.decode(line: line) { return fast.entry }
         do {
             return try LogEntry(json: try JSON.parse(utf8: line), path: "\(path) at byte \(offset)")
         } catch {

@@ -147,17 +147,24 @@ enum ZoneLog {
                 continue
             }
             do throws(CKError) {
-                let json: JSON
-                do { json = try JSON.parse(utf8: line) } catch {
-                    throw CKError.corrupt(path: path, line: lineNo, column: error.column, "invalid JSON: \(error.message)")
+                let batch: Int64?
+                if let fast = LogEntry.decode(line: line) {
+                    c.entries.append(fast.entry)
+                    batch = fast.batch
+                } else {
+                    let json: JSON
+                    do { json = try JSON.parse(utf8: line) } catch {
+                        throw CKError.corrupt(path: path, line: lineNo, column: error.column, "invalid JSON: \(error.message)")
+                    }
+                    do {
+                        c.entries.append(try LogEntry(json: json, path: "line \(lineNo)"))
+                    } catch {
+                        throw CKError.corrupt(path: path, line: lineNo, error.reason)
+                    }
+                    batch = json["batch"]?.int64Value
                 }
-                do {
-                    c.entries.append(try LogEntry(json: json, path: "line \(lineNo)"))
-                    c.spans.append((base + start, end - start))
-                } catch {
-                    throw CKError.corrupt(path: path, line: lineNo, error.reason)
-                }
-                if let count = json["batch"]?.int64Value, count > 1 {
+                c.spans.append((base + start, end - start))
+                if let count = batch, count > 1 {
                     linesBeforeGroup = lineNo - 1
                     group = (base + start, lineNo, c.entries.count - 1, Int(count) - 1)
                 } else if let g = group {
