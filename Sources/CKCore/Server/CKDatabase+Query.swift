@@ -178,8 +178,24 @@ extension CKDatabase {
     func queryFingerprint(_ r: QueryRequest, zone: String) -> String {
         var parts = [container.identifier, environment.rawValue, scope.rawValue, userRecordName, zone, r.recordType,
                      r.predicate ?? "", r.arguments.joined(separator: "\u{1}")]
-        parts += r.filters.map { "\($0.field) \($0.comparator.rawValue) \($0.value) \($0.distance ?? -1)" }
-        parts += r.sort.map { "\($0.kind)" }
+        parts += r.filters.map { "\($0.field) \($0.comparator.rawValue) \(Self.fingerprintText($0.value)) \($0.distance ?? -1)" }
+        parts += r.sort.map { s -> String in
+            switch s.kind {
+            case .field(let f, let ascending): return "field \(f) \(ascending)"
+            case .distance(let f, let from): return "distance \(f) \(from.latitude),\(from.longitude)"
+            }
+        }
         return String(SHA256.hex(Array(parts.joined(separator: "\u{2}").utf8)).prefix(24))
+    }
+
+    /// A value spelled out whole for a fingerprint, without `String(describing:)`: its reflection cost a quarter of
+    /// a query page's instructions.
+    static func fingerprintText(_ v: QueryValue) -> String {
+        switch v {
+        case .bytes(let b): return "BYTES " + Base64URL.encode(b)
+        case .reference(let r): return "REFERENCE \(r.recordName)\u{1}\(r.zoneName ?? "")\u{1}\(r.ownerRecordName ?? "")"
+        case .list(let items): return "LIST {" + items.map(fingerprintText).joined(separator: "\u{1}") + "}"
+        default: return v.typeName + " " + v.literal
+        }
     }
 }
