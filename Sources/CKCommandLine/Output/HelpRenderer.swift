@@ -52,30 +52,85 @@ enum HelpRenderer {
 
     static func item(_ name: String, _ text: String) -> String {
         let lead = "  " + name
-        if lead.count + 2 <= column {
-            let first = lead.padding(toLength: column, withPad: " ", startingAt: 0)
-            let body = wrap(text, indent: column)
-            return first + String(body.dropFirst(column)) + "\n"
+        let leadWidth = width(lead)
+        if leadWidth + 2 <= column {
+            // The first line's indent is replaced by the name, padded to the column.
+            var body = wrapBytes(text, indent: column)
+            body.removeFirst(min(prefixLength(body, scalars: column), body.count))
+            return lead + String(repeating: " ", count: column - leadWidth) + String(decoding: body, as: UTF8.self) + "\n"
         }
         return lead + "\n" + wrap(text, indent: column) + "\n"
     }
 
     /// Wraps words at `width`, each line indented by `indent` spaces; blank lines in the text are kept.
     static func wrap(_ text: String, indent: Int) -> String {
-        let pad = String(repeating: " ", count: indent)
-        var lines: [String] = []
-        for paragraph in text.split(separator: "\n", omittingEmptySubsequences: false) {
-            if paragraph.isEmpty { lines.append(""); continue }
-            var line = pad
-            for word in paragraph.split(separator: " ") {
-                if line.count > indent && line.count + 1 + word.count > width {
-                    lines.append(line)
-                    line = pad
-                }
-                line += (line.count > indent ? " " : "") + word
+        String(decoding: wrapBytes(text, indent: indent), as: UTF8.self)
+    }
+
+    /// Width in columns as help counts it: Unicode scalars (help text has no combining marks). Working on UTF-8
+    /// bytes keeps `ck help` from paying for grapheme breaking and Foundation's padding on every line.
+    static func width(_ s: String) -> Int {
+        var n = 0
+        for b in s.utf8 where b & 0xC0 != 0x80 { n += 1 }
+        return n
+    }
+
+    /// The number of bytes that hold the first `scalars` scalars of `bytes`.
+    static func prefixLength(_ bytes: [UInt8], scalars: Int) -> Int {
+        var seen = 0, i = 0
+        while i < bytes.count {
+            if bytes[i] & 0xC0 != 0x80 {
+                if seen == scalars { return i }
+                seen += 1
             }
-            lines.append(line)
+            i += 1
         }
-        return lines.joined(separator: "\n")
+        return bytes.count
+    }
+
+    static func wrapBytes(_ text: String, indent: Int) -> [UInt8] {
+        let space = UInt8(ascii: " "), newline = UInt8(ascii: "\n")
+        var out: [UInt8] = []
+        out.reserveCapacity(text.utf8.count + 8 * indent)
+        var firstLine = true
+        func newLine() {
+            if !firstLine { out.append(newline) }
+            firstLine = false
+        }
+        var text = text
+        text.withUTF8 { bytes in
+            var p = 0
+            while p <= bytes.count {
+                var end = p
+                while end < bytes.count, bytes[end] != newline { end += 1 }
+                newLine()
+                if end > p {
+                    // One paragraph: words split at spaces (runs of spaces count as one).
+                    out.append(contentsOf: repeatElement(space, count: indent))
+                    var lineWidth = indent
+                    var i = p
+                    while i < end {
+                        while i < end, bytes[i] == space { i += 1 }
+                        if i == end { break }
+                        var j = i, wordWidth = 0
+                        while j < end, bytes[j] != space {
+                            if bytes[j] & 0xC0 != 0x80 { wordWidth += 1 }
+                            j += 1
+                        }
+                        if lineWidth > indent && lineWidth + 1 + wordWidth > width {
+                            newLine()
+                            out.append(contentsOf: repeatElement(space, count: indent))
+                            lineWidth = indent
+                        }
+                        if lineWidth > indent { out.append(space); lineWidth += 1 }
+                        out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[i..<j]))
+                        lineWidth += wordWidth
+                        i = j
+                    }
+                }
+                p = end + 1
+            }
+        }
+        return out
     }
 }

@@ -44,8 +44,8 @@ public struct Terminal: @unchecked Sendable {
             readStdin: { readAll(fd: 0) },
             readLine: { Swift.readLine() },
             stdoutIsTTY: isatty(1) == 1, stderrIsTTY: isatty(2) == 1, stdinIsTTY: isatty(0) == 1,
-            environment: ProcessInfo.processInfo.environment,
-            workingDirectory: FileManager.default.currentDirectoryPath)
+            environment: processEnvironment(),
+            workingDirectory: currentDirectory())
         t.writeOutBytes = { StreamWriter.stdout.write(bytes: $0) }
         var size = winsize()
         if t.stdoutIsTTY, ioctl(1, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 {
@@ -61,6 +61,40 @@ extension Terminal {
     var width: Int? { environment["COLUMNS"].flatMap { Int($0) }.flatMap { $0 > 0 ? $0 : nil } ?? columns }
     /// Rows of a page: `LINES`, else the terminal's, else 24.
     var height: Int { environment["LINES"].flatMap { Int($0) }.flatMap { $0 > 0 ? $0 : nil } ?? rows ?? 24 }
+}
+
+/// The process environment, read from `environ` directly: ProcessInfo's copy costs a third of `ck --version`
+/// (first-use generic metadata and conformance lookups in a large static binary). The first of two equal names wins,
+/// as getenv(3) answers.
+func processEnvironment() -> [String: String] {
+    var env: [String: String] = [:]
+    var p = environ
+    while let entry = p.pointee {
+        let length = strlen(entry)
+        let bytes = UnsafeBufferPointer(start: UnsafeRawPointer(entry).assumingMemoryBound(to: UInt8.self), count: length)
+        if let eq = bytes.firstIndex(of: UInt8(ascii: "=")), eq > 0 {
+            let key = String(decoding: UnsafeBufferPointer(rebasing: bytes[..<eq]), as: UTF8.self)
+            if env[key] == nil {
+                env[key] = String(decoding: UnsafeBufferPointer(rebasing: bytes[(eq + 1)...]), as: UTF8.self)
+            }
+        }
+        p += 1
+    }
+    return env
+}
+
+/// The working directory from getcwd(3), without FileManager (whose set-up is a start-up cost of every command).
+func currentDirectory() -> String {
+    var size = 4096
+    while size <= 1 << 20 {
+        var buffer = [CChar](repeating: 0, count: size)
+        if getcwd(&buffer, size) != nil {
+            return String(decoding: buffer.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        }
+        if errno != ERANGE { break }
+        size *= 2
+    }
+    return FileManager.default.currentDirectoryPath
 }
 
 /// Reads a file descriptor to its end straight into bytes (no Data copy: batch inputs can be large).

@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// What a shell can complete for a value.
 public enum CompletionKind: String, Sendable {
     case none, file, directory, command, container, zone, recordType, field, recordName, user, role, subscription, device, kvKey, fault
@@ -120,6 +124,18 @@ public struct ArgumentSpec: Sendable {
     }
 }
 
+/// A subcommand declared by name, built on first use: `ck record fetch` then builds only the specs it walks
+/// through, not the whole tree (each spec's options, help and choices cost start-up time).
+public struct LazySubcommand: Sendable {
+    public let name: String
+    let make: @Sendable () -> CommandSpec
+
+    init(_ name: String, _ make: @escaping @Sendable () -> CommandSpec) {
+        self.name = name
+        self.make = make
+    }
+}
+
 /// A node of the command tree: a noun with verbs, or a verb that runs.
 public final class CommandSpec: @unchecked Sendable {
     public let name: String
@@ -127,15 +143,19 @@ public final class CommandSpec: @unchecked Sendable {
     public let discussion: String
     public let arguments: [ArgumentSpec]
     public let options: [OptionSpec]
-    public private(set) var subcommands: [CommandSpec]
     public let examples: [(command: String, explanation: String)]
     public let hidden: Bool
     let run: ((Invocation) throws -> Int32)?
-    public private(set) weak var parent: CommandSpec?
+    private weak var parentSpec: CommandSpec?
+    /// Subcommands as given, or declared lazily (`built` keeps those made so far, under `lock`).
+    private let eager: [CommandSpec]
+    private let lazy: [LazySubcommand]
+    private var built: [CommandSpec?]
+    private let lock = SpecLock()
 
     init(_ name: String, summary: String, discussion: String = "", arguments: [ArgumentSpec] = [],
          options: [OptionSpec] = [], examples: [(String, String)] = [], hidden: Bool = false,
-         subcommands: [CommandSpec] = [], run: ((Invocation) throws -> Int32)? = nil) {
+         subcommands: [CommandSpec] = [], lazySubcommands: [LazySubcommand] = [], run: ((Invocation) throws -> Int32)? = nil) {
         self.name = name
         self.summary = summary
         self.discussion = discussion
@@ -143,9 +163,27 @@ public final class CommandSpec: @unchecked Sendable {
         self.options = options
         self.examples = examples.map { (command: $0.0, explanation: $0.1) }
         self.hidden = hidden
-        self.subcommands = subcommands
+        self.lazy = lazySubcommands
+        self.eager = subcommands
+        // Kept apart from `eager`: turning [CommandSpec] into [CommandSpec?] is a run-time cast, a start-up cost.
+        self.built = Array(repeating: nil, count: lazySubcommands.count)
         self.run = run
-        for s in subcommands { s.parent = self }
+        for s in subcommands { s.parentSpec = self }
+    }
+
+    public var parent: CommandSpec? { lock.locked { parentSpec } }
+
+    /// The subcommands, in order (lazily declared ones are built now).
+    public var subcommands: [CommandSpec] { lazy.isEmpty ? eager : lazy.indices.map(child) }
+
+    /// Subcommand `i`, built if it was declared lazily. It is built outside the lock: a spec's own set-up may walk
+    /// the tree, and `make` returns the same instance every time (a static property), so a race only builds it once.
+    private func child(_ i: Int) -> CommandSpec {
+        if let c = lock.locked({ built[i] }) { return c }
+        let c = lazy[i].make()
+        c.lock.locked { c.parentSpec = self }
+        lock.locked { built[i] = c }
+        return c
     }
 
     /// `ck record save`.
@@ -156,7 +194,10 @@ public final class CommandSpec: @unchecked Sendable {
         return names.joined(separator: " ")
     }
 
-    public func subcommand(_ name: String) -> CommandSpec? { subcommands.first { $0.name == name } }
+    public func subcommand(_ name: String) -> CommandSpec? {
+        if !lazy.isEmpty { return lazy.firstIndex { $0.name == name }.map(child) }
+        return subcommands.first { $0.name == name }
+    }
 
     public var visibleSubcommands: [CommandSpec] { subcommands.filter { !$0.hidden } }
 
@@ -164,4 +205,18 @@ public final class CommandSpec: @unchecked Sendable {
     public var allDescendants: [CommandSpec] { subcommands.flatMap { [$0] + $0.allDescendants } }
 
     public func option(long: String) -> OptionSpec? { options.first { $0.long == long } }
+}
+
+/// A mutex for the tree's lazily built nodes (tests run commands in parallel threads of one process).
+final class SpecLock: @unchecked Sendable {
+    private var mutex = pthread_mutex_t()
+
+    init() { pthread_mutex_init(&mutex, nil) }
+    deinit { pthread_mutex_destroy(&mutex) }
+
+    func locked<T>(_ body: () -> T) -> T {
+        pthread_mutex_lock(&mutex)
+        defer { pthread_mutex_unlock(&mutex) }
+        return body()
+    }
 }
