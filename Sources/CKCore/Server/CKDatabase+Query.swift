@@ -26,8 +26,17 @@ extension CKDatabase {
         throw access.denial(.read, type: request.recordType, record: nil, schema: schema)
     }
 
+    /// The predicate without white space around it (Unicode White_Space, as Foundation's whitespacesAndNewlines,
+    /// without bridging to NSString for every query).
+    static func trimmed(_ text: String) -> String {
+        let scalars = text.unicodeScalars
+        guard let first = scalars.firstIndex(where: { !$0.properties.isWhitespace }),
+              let last = scalars.lastIndex(where: { !$0.properties.isWhitespace }) else { return "" }
+        return String(Substring(text.unicodeScalars[first...last]))
+    }
+
     func makePlan(_ request: QueryRequest, schema: Schema) throws(CKError) -> (plan: QueryPlan, searchable: [String]) {
-        let text = request.predicate?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
+        let text = request.predicate.map(CKDatabase.trimmed) ?? ""
         var compiler = try QueryCompiler(recordType: request.recordType, schema: schema, environment: environment,
                                          predicateText: text, now: store.now())
         let node = text.isEmpty ? PredicateNode.constant(true, column: 1) : try PredicateParser.parse(text, arguments: request.arguments)

@@ -25,7 +25,7 @@ public struct StoreLocation: Equatable, Sendable {
             let candidate = dir == "/" ? "/.ck" : dir + "/.ck"
             if FileIO.exists(candidate + "/ck.json") { return StoreLocation(path: candidate, source: .project) }
             if dir == "/" || dir.isEmpty { break }
-            dir = (dir as NSString).deletingLastPathComponent
+            dir = PathName.parent(dir)
         }
         let dataHome: String
         if let x = environment["XDG_DATA_HOME"], x.hasPrefix("/") {
