@@ -26,7 +26,9 @@ enum RecordText {
     /// Escapes tabs, newlines and backslashes so a plain line stays one line.
     static func escape(_ s: String) -> String {
         // Most values need nothing: scan bytes, not characters.
-        guard s.utf8.contains(where: { $0 == 0x09 || $0 == 0x0A || $0 == 0x5C || $0 == 0x0D }) else { return s }
+        func special(_ b: UInt8) -> Bool { b == 0x09 || b == 0x0A || b == 0x5C || b == 0x0D }
+        let needs = s.utf8.withContiguousStorageIfAvailable { $0.contains(where: special) } ?? s.utf8.contains(where: special)
+        guard needs else { return s }
         var out = ""
         for c in s {
             switch c {
