@@ -29,19 +29,6 @@ struct ZoneChangesWriter {
         return (String(whole[..<r.lowerBound]), String(whole[r.upperBound...]))
     }
 
-    /// A record's text two levels deep in the document: its own lines indented four more spaces (JSON strings hold
-    /// no raw newline, so every newline is between values).
-    static func nested(_ json: JSON) -> String {
-        let text = json.pretty()
-        var out: [UInt8] = []
-        out.reserveCapacity(text.utf8.count + 512)
-        for b in text.utf8 {
-            out.append(b)
-            if b == 0x0A { out.append(contentsOf: [0x20, 0x20, 0x20, 0x20]) }
-        }
-        return String(decoding: out, as: UTF8.self)
-    }
-
     mutating func add(_ page: ZoneChanges) {
         defer {
             var kept = page
@@ -55,7 +42,7 @@ struct ZoneChangesWriter {
         case .json:
             for ch in page.changes {
                 if written == 0 { inv.out(ZoneChangesWriter.frame(page).head + "[") }
-                inv.out((written == 0 ? "\n    " : ",\n    ") + ZoneChangesWriter.nested(response.json(ch, database: assets)))
+                inv.out((written == 0 ? "\n    " : ",\n    ") + response.json(ch, database: assets).pretty(level: 2))
                 written += 1
             }
         case .jsonl:

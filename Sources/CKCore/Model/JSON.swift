@@ -93,9 +93,12 @@ extension JSON {
     }
 
     /// Indented text for people, two spaces a level.
-    public func pretty() -> String {
+    public func pretty() -> String { pretty(level: 0) }
+
+    /// Indented text as it reads `level` levels deep in a larger document (its first line not indented).
+    public func pretty(level: Int) -> String {
         var out = [UInt8]()
-        write(into: &out, indent: 2, level: 0)
+        write(into: &out, indent: 2, level: level)
         return String(decoding: out, as: UTF8.self)
     }
 
