@@ -24,32 +24,7 @@ enum FileIO {
 
     /// `count` bytes from `offset` (nil: the last `count` bytes), fewer at the end of the file.
     static func readRange(_ path: String, from offset: Int?, count: Int) throws(CKError) -> [UInt8]? {
-        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
-        if fd < 0 {
-            if errno == ENOENT { return nil }
-            if errno == ELOOP { throw refusedSymlink(path) }
-            throw CKError.internalError("cannot read \(path): \(errnoText())")
-        }
-        defer { close(fd) }
-        var st = Glibc.stat()
-        guard fstat(fd, &st) == 0 else { throw CKError.internalError("cannot stat \(path): \(errnoText())") }
-        // Reads stop at the size fstat reports: a FIFO or device planted in the store reads as empty and can't hang
-        // (O_NONBLOCK), and a user's /dev/null reads as the empty file it is.
-        let size = (st.st_mode & S_IFMT) == S_IFREG ? Int(st.st_size) : 0
-        let start = offset.map { min(max(0, $0), size) } ?? size - min(size, count)
-        var out = [UInt8](repeating: 0, count: min(size - start, count))
-        var done = 0
-        while done < out.count {
-            let n = out.withUnsafeMutableBytes { buf -> Int in
-                guard let base = buf.baseAddress else { return 0 }
-                return pread(fd, base + done, buf.count - done, off_t(start + done))
-            }
-            if n < 0 { if errno == EINTR { continue }; throw CKError.internalError("cannot read \(path): \(errnoText())") }
-            if n == 0 { break }
-            done += n
-        }
-        if done < out.count { out.removeLast(out.count - done) }
-        return out
+        try ReadHandle(path)?.read(from: offset, count: count)
     }
 
     /// A caller's own file, outside the store, read to its end: links are followed and a FIFO or device reads as

@@ -285,8 +285,13 @@ final class RecordIndex {
         return try RecordIndex.read(logPath, at: loc)
     }
 
-    static func read(_ logPath: String, at loc: (offset: Int, length: Int)) throws(CKError) -> Record? {
-        guard let bytes = try FileIO.readRange(logPath, from: loc.offset, count: loc.length), bytes.count == loc.length,
+    /// The record on an indexed line; `handle`, the log already open, saves an open and a close per line.
+    static func read(_ logPath: String, at loc: (offset: Int, length: Int), handle: ReadHandle? = nil) throws(CKError) -> Record? {
+        let bytes: [UInt8]?
+        if let handle { bytes = try handle.read(from: loc.offset, count: loc.length) } else {
+            bytes = try FileIO.readRange(logPath, from: loc.offset, count: loc.length)
+        }
+        guard let bytes, bytes.count == loc.length,
               case .save(_, let r)? = entry(bytes[...], logPath) else {
             throw CKError.internalError("index \(logPath): the indexed line at byte \(loc.offset) is not a record",
                                         hint: "the index is stale; delete .index.sqlite and ck rebuilds it")
