@@ -21,13 +21,14 @@ public struct RecordBatch: Sendable {
         self.bytes = bytes
         self.label = label
         var spans: [(range: Range<Int>, number: Int)] = []
-        var start = 0, number = 0
-        while start < bytes.count {
-            number += 1
-            var end = start
-            while end < bytes.count, bytes[end] != 0x0A { end += 1 }
-            if !bytes[start..<end].allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) { spans.append((start..<end, number)) }
-            start = end + 1
+        bytes.withUnsafeBufferPointer { buf in
+            var start = 0, number = 0
+            while start < buf.count {
+                number += 1
+                let end = buf[start...].firstIndex(of: 0x0A) ?? buf.count
+                if !buf[start..<end].allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) { spans.append((start..<end, number)) }
+                start = end + 1
+            }
         }
         self.spans = spans
     }
