@@ -14,6 +14,7 @@ context, a ratio target, and whether it takes part in the flatness check.
 from __future__ import annotations
 
 import argparse
+import csv
 import datetime
 import hashlib
 import json
@@ -85,6 +86,7 @@ class Ctx:
     db: Path  # SQLite database holding the same N rows
     jsonl: Path  # the N records as JSON Lines
     load_sql: Path  # schema + BEGIN; N INSERTs; COMMIT
+    import_sql: Path  # the notes table and its indexes, then .import --csv of notes.csv
     fresh_store: Path  # emptied before each bulk-load run
     fresh_db: Path
     mid_name: str  # a record in the middle
@@ -108,6 +110,9 @@ class Op:
     # Both sides print one line per record, name first: check in the
     # untimed first run that they return the same records in the same order.
     same_records: bool = False
+    # A second sqlite3 command, timed and shown for reference (not judged).
+    reference: Optional[Callable[[Ctx], Cmd]] = None
+    reference_label: str = ""
 
 
 def ck_cmd(c: Ctx, *args: str, store: Optional[Path] = None) -> list[str]:
@@ -186,9 +191,15 @@ OPERATIONS: list[Op] = [
         bulk=True,
         ck=lambda c: Cmd(ck_cmd(c, "record", "save", "--batch", "-", "-q", store=c.fresh_store),
                          stdin=c.jsonl, prepare=["rm", "-rf", str(c.fresh_store)]),
-        sqlite=lambda c: Cmd([c.sqlite3, str(c.fresh_db)], stdin=c.load_sql,
+        # Issue 16 names `sqlite3 .import`: the same rows as CSV into the same indexed notes table.
+        sqlite=lambda c: Cmd([c.sqlite3, str(c.fresh_db)], stdin=c.import_sql,
                              prepare=["rm", "-f", str(c.fresh_db), f"{c.fresh_db}-journal",
                                       f"{c.fresh_db}-wal", f"{c.fresh_db}-shm"]),
+        # For reference: the INSERT script (load.sql), which also fills note_tags and the FTS5 table.
+        reference=lambda c: Cmd([c.sqlite3, str(c.fresh_db)], stdin=c.load_sql,
+                                prepare=["rm", "-f", str(c.fresh_db), f"{c.fresh_db}-journal",
+                                         f"{c.fresh_db}-wal", f"{c.fresh_db}-shm"]),
+        reference_label="sqlite3 < load.sql (INSERT script)",
     ),
     Op(
         key="first_query",
@@ -418,9 +429,21 @@ SCHEMA_SQL = (
 )
 
 
-def write_dataset(n: int, jsonl: Path, load_sql: Path) -> dict:
+IMPORT_SCHEMA_SQL = (
+    "CREATE TABLE notes(name TEXT PRIMARY KEY, title TEXT, body TEXT, date INTEGER, "
+    "priority INTEGER, tags TEXT);\n"
+    "CREATE INDEX notes_priority ON notes(priority);\n"
+    "CREATE INDEX notes_date ON notes(date);\n"
+    "CREATE INDEX notes_title ON notes(title);\n"
+)
+
+
+def write_dataset(n: int, jsonl: Path, load_sql: Path, import_sql: Optional[Path] = None) -> dict:
     body_bytes = 0
-    with open(jsonl, "w", encoding="utf-8") as jf, open(load_sql, "w", encoding="utf-8") as sf:
+    csv_path = jsonl.with_name("notes.csv")
+    with open(jsonl, "w", encoding="utf-8") as jf, open(load_sql, "w", encoding="utf-8") as sf, \
+            open(csv_path, "w", encoding="utf-8", newline="") as cf:
+        cw = csv.writer(cf, lineterminator="\n")
         sf.write(SCHEMA_SQL)
         sf.write("BEGIN;\n")
         for name, title, body, date, priority, tags in generate_rows(n):
@@ -442,8 +465,13 @@ def write_dataset(n: int, jsonl: Path, load_sql: Path) -> dict:
                      f"{date},{priority},{sql_str(tags_json)});\n")
             for t in tags:
                 sf.write(f"INSERT INTO note_tags VALUES({sql_str(name)},{sql_str(t)});\n")
+            cw.writerow([name, title, body, date, priority, tags_json])
         sf.write("INSERT INTO notes_fts(notes_fts) VALUES('rebuild');\n")
         sf.write("COMMIT;\n")
+    if import_sql is not None:
+        with open(import_sql, "w", encoding="utf-8") as f:
+            f.write(IMPORT_SCHEMA_SQL)
+            f.write(f'.import --csv "{csv_path}" notes\n')
     return {
         "records": n,
         "jsonl_bytes": jsonl.stat().st_size,
@@ -466,13 +494,13 @@ def prepare_size(n: int, ck: str, sqlite3: str) -> tuple[Ctx, dict]:
     ctx = Ctx(
         n=n, ck=ck, sqlite3=sqlite3,
         store=d / "store", db=d / "notes.db",
-        jsonl=d / "notes.jsonl", load_sql=d / "load.sql",
+        jsonl=d / "notes.jsonl", load_sql=d / "load.sql", import_sql=d / "import.sql",
         fresh_store=d / "fresh-store", fresh_db=d / "fresh.db",
         mid_name=record_name(max(1, n // 2)),
         first_store=d / "first-store", replica_db=d / "replica.db",
     )
     t0 = time.perf_counter()
-    info = write_dataset(n, ctx.jsonl, ctx.load_sql)
+    info = write_dataset(n, ctx.jsonl, ctx.load_sql, ctx.import_sql)
     info["generate_s"] = round(time.perf_counter() - t0, 3)
 
     for p in (ctx.store, ctx.fresh_store, ctx.db, ctx.fresh_db, ctx.first_store, ctx.replica_db):
@@ -737,6 +765,7 @@ def main(argv: list[str]) -> int:
         ops_out: dict = {}
         rows = []
         warnings: list[str] = []
+        notes: list[str] = []
         for op in OPERATIONS:
             runs = runs_for(op.bulk, n, a)
             entry: dict = {"label": op.label, "target": op.target, "runs": runs, "warmup": warmup}
@@ -751,6 +780,14 @@ def main(argv: list[str]) -> int:
                 if cmd.prepare:
                     stats["prepare"] = shlex.join(cmd.prepare)
                 entry[side] = stats
+            if op.reference:
+                cmd = op.reference(ctx)
+                run_checked(cmd)
+                stats = timer.time(cmd, warmup, runs)
+                stats["command"] = cmd.display()
+                stats["label"] = op.reference_label
+                entry["reference"] = stats
+                entry["ratio_reference"] = entry["ck"]["median_ms"] / stats["median_ms"]
             if op.same_records:
                 entry["records"] = len(names["sqlite3"])
                 if names["ck"] != names["sqlite3"]:
@@ -771,10 +808,15 @@ def main(argv: list[str]) -> int:
                          fmt_ratio(ratio), target, verdict(entry["pass"]), str(runs)])
             print(f"   {op.label}: ck {fmt_ms(entry['ck']['median_ms'])} ms, "
                   f"sqlite3 {fmt_ms(entry['sqlite3']['median_ms'])} ms", flush=True)
+            if op.reference:
+                notes.append(f"{op.label}: for reference, {op.reference_label} "
+                             f"{fmt_ms(entry['reference']['median_ms'])} ms, ratio {fmt_ratio(entry['ratio_reference'])}")
         results["sizes"][str(n)] = {"dataset": dinfo, "operations": ops_out, "warnings": warnings}
         print(f"\nN = {n:,}  (median wall time in ms)")
         print(table(["operation", "ck ms", "sqlite3 ms", "ratio", "target", "result", "runs"], rows,
                     right={1, 2, 3, 4, 6}))
+        for note in notes:
+            print(note)
         for w in warnings:
             print(f"warning: {w}")
         write_results(out_path, results)

@@ -186,7 +186,7 @@ enum RecordSaveCommand {
             let what = stray.isEmpty ? "a record type or fields" : stray.map { "--" + $0 }.joined(separator: ", ")
             throw UsageError("--batch takes its records from the file, so \(what) cannot be given on the command line (each line carries its own recordName, recordChangeTag and fields)", command: inv.command.path)
         }
-        let batch = RecordBatch(bytes: try inv.readInput(file), label: file == "-" ? "<stdin>" : file)
+        var batch = RecordBatch(bytes: try inv.readInput(file), label: file == "-" ? "<stdin>" : file)
         let explicit = inv.parsed.flag("atomic")
         let atomic = try RecordCommand.atomic(inv)
         if explicit && batch.count > CKDatabase.maxOperationsPerRequest {
@@ -195,8 +195,10 @@ enum RecordSaveCommand {
         }
         let db = try inv.database()
         // Every line is checked (syntax, shape, types against the schema) before anything is written; the
-        // operations are then read again request by request, so a large file never sits in memory as records.
+        // operations the check kept (up to a memory budget) are reused, the others read again request by
+        // request, so a large file never sits in memory as records.
         try batch.check(for: db, zone: inv.zone, policy: policy)
+        let checked = batch
         if explicit {
             let zone = try db.zones().first { $0.zoneID.zoneName == inv.zone }
             if zone?.capabilities.contains(.atomic) != true {
@@ -213,8 +215,8 @@ enum RecordSaveCommand {
         }
         let requests = spans.lazy.map { span -> [RecordOperation] in
             span.map { i -> RecordOperation in
-                do throws(CKError) { return try batch.operation(i, policy: policy, zone: inv.zone) } catch {
-                    return RecordOperation.invalid(error, recordName: batch.place(i))
+                do throws(CKError) { return try checked.operation(i, policy: policy, zone: inv.zone) } catch {
+                    return RecordOperation.invalid(error, recordName: checked.place(i))
                 }
             }
         }
