@@ -135,6 +135,50 @@ import Testing
         #expect(throws: JSONParseError.self) { try Self.generic(bad) }
     }
 
+    /// Numbers, lists and strings the fast reader reads itself (digits, flat lists, plain strings) or hands to the
+    /// generic reader: whatever it takes, the generic path reads the same; what it can't, it declines.
+    @Test func valueSpellingsAgreeWithTheGenericPath() throws {
+        let base = String(decoding: Self.bytes(.save(seq: 1, record: Self.record(["v": .int64(1)]))), as: UTF8.self)
+        let cases: [(String, String)] = [
+            ("0", "INT64"), ("-0", "INT64"), ("7", "INT64"), ("-7", "INT64"), ("123456789012345678", "INT64"),
+            ("-123456789012345678", "INT64"), ("1234567890123456789", "INT64"), ("9223372036854775807", "INT64"),
+            ("-9223372036854775808", "INT64"), ("9223372036854775808", "INT64"), ("01", "INT64"), ("-01", "INT64"),
+            ("1.0", "INT64"), ("1e3", "INT64"), ("1E3", "INT64"), ("-", "INT64"), ("\"12\"", "INT64"), ("true", "INT64"),
+            ("1.5", "DOUBLE"), ("2", "DOUBLE"), ("-0.0", "DOUBLE"),
+            ("1700000000000", "TIMESTAMP"), ("253402300799999", "TIMESTAMP"), ("253402300800000", "TIMESTAMP"),
+            ("-62135596800000", "TIMESTAMP"), ("-62135596800001", "TIMESTAMP"), ("1.5", "TIMESTAMP"),
+            ("[]", "STRING_LIST"), ("[\"a\",\"b\"]", "STRING_LIST"), ("[ \"a\"]", "STRING_LIST"), ("[\"a\" ,\"b\"]", "STRING_LIST"),
+            ("[\"a\",]", "STRING_LIST"), ("[\"a\"", "STRING_LIST"), ("[1]", "STRING_LIST"), ("[\"é\\n\"]", "STRING_LIST"),
+            ("[1,2]", "INT64_LIST"), ("[1,\"2\"]", "INT64_LIST"), ("[[1]]", "INT64_LIST"), ("[1.5,2]", "DOUBLE_LIST"),
+            ("[1,2]", "TIMESTAMP_LIST"), ("[253402300800000]", "TIMESTAMP_LIST"),
+            ("\"x\"", "STRING"), ("\"é\"", "STRING"), ("\"a\\\"b\"", "STRING"), ("1", "STRING"), ("\"\"", "STRING"),
+            ("\"" + String(repeating: "long ", count: 10) + "\"", "STRING"),
+        ]
+        for (value, type) in cases {
+            let text = base.replacingOccurrences(of: #"{"value":1,"type":"INT64"}"#, with: #"{"value":"# + value + #","type":""# + type + #""}"#)
+            #expect(text != base)
+            let line = Array(text.utf8)
+            let slow = try? Self.generic(line)
+            if let fast = LogEntry.decode(line: line[...]) {
+                let g = try #require(slow, "the fast reader took a line the generic path refuses: \(text)")
+                #expect(Self.same(fast.entry, g.entry), "\(text)")
+            }
+        }
+    }
+
+    /// Long strings repeated on a line (the owner's record name) and long strings of the same length that differ.
+    @Test func repeatedAndAlmostRepeatedLongStrings() throws {
+        let a = "_" + String(repeating: "a", count: 32), b = "_" + String(repeating: "a", count: 31) + "b"
+        for (x, y) in [(a, a), (a, b), (b, a)] {
+            var r = Self.record(["s": .string(x), "t": .string(y), "l": .list(.string, [.string(y), .string(x)])],
+                                zone: ZoneID(zoneName: "Notes", ownerRecordName: y))
+            r.created.userRecordName = x
+            r.modified.userRecordName = y
+            r.created.deviceID = y
+            try Self.roundTrip(.save(seq: 3, record: r))
+        }
+    }
+
     /// Hand-edited lines: the fast reader declines them and the generic path reads what was meant.
     @Test func otherShapesFallBackAndReadTheSame() throws {
         let e = LogEntry.save(seq: 12, record: Self.record(["a": .int64(1), "b": .string("x"), "e": .encrypted(.string("s"))], parent: "p"))

@@ -97,6 +97,16 @@ enum QueryCommand {
             cursor = page.cursor
             if whole {
                 all += page.records
+            } else if format == .plain {
+                // Written straight from the page, one string for all its lines: wrapping the page in a
+                // RecordsResponse copied every record, and a write per line cost more than the line.
+                var text: [UInt8] = []
+                text.reserveCapacity(512 * page.records.count)
+                for r in page.records {
+                    RecordText.appendPlain(req.desiredKeys == nil ? r : RecordCommand.limited(r, req.desiredKeys), to: &text)
+                    text.append(0x0A)
+                }
+                inv.out(String(decoding: text, as: UTF8.self))
             } else {
                 try RecordCommand.printResponse(RecordsResponse(query: page.records, continuationMarker: nil, keys: req.desiredKeys), inv, list: true)
             }

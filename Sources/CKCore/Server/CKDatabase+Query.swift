@@ -188,7 +188,7 @@ extension CKDatabase {
     /// Identifies a query so a cursor is accepted only by the query, zone, database and environment that made it.
     func queryFingerprint(_ r: QueryRequest, zone: String) -> String {
         var parts = [container.identifier, environment.rawValue, scope.rawValue, userRecordName, zone, r.recordType,
-                     r.predicate ?? "", r.arguments.joined(separator: "\u{1}")]
+                     r.predicate ?? "", r.arguments.joined(by: "\u{1}")]
         parts += r.filters.map { "\($0.field) \($0.comparator.rawValue) \(Self.fingerprintText($0.value)) \($0.distance ?? -1)" }
         parts += r.sort.map { s -> String in
             switch s.kind {
@@ -196,7 +196,7 @@ extension CKDatabase {
             case .distance(let f, let from): return "distance \(f) \(from.latitude),\(from.longitude)"
             }
         }
-        return String(SHA256.hex(Array(parts.joined(separator: "\u{2}").utf8)).prefix(24))
+        return String(SHA256.hex(Array(parts.joined(by: "\u{2}").utf8)).prefix(24))
     }
 
     /// A value spelled out whole for a fingerprint, without `String(describing:)`: its reflection cost a quarter of
@@ -205,7 +205,7 @@ extension CKDatabase {
         switch v {
         case .bytes(let b): return "BYTES " + Base64URL.encode(b)
         case .reference(let r): return "REFERENCE \(r.recordName)\u{1}\(r.zoneName ?? "")\u{1}\(r.ownerRecordName ?? "")"
-        case .list(let items): return "LIST {" + items.map(fingerprintText).joined(separator: "\u{1}") + "}"
+        case .list(let items): return "LIST {" + items.map(fingerprintText).joined(by: "\u{1}") + "}"
         default: return v.typeName + " " + v.literal
         }
     }

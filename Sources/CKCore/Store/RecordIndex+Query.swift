@@ -166,7 +166,7 @@ extension RecordIndex {
                 let f = a.add(.text(t.field))
                 conds.append("EXISTS (SELECT 1 FROM vals v INDEXED BY vals_rec WHERE v.log = r.log AND v.name = r.name AND v.field = \(f) AND \(t.sql(&a, "v")))")
             }
-            return ("SELECT r.off, r.len FROM \(from) WHERE \(conds.joined(separator: " AND ")) ORDER BY \(order)", a.values)
+            return ("SELECT r.off, r.len FROM \(from) WHERE \(conds.joined(by: " AND ")) ORDER BY \(order)", a.values)
         }
 
         switch field {
@@ -210,7 +210,7 @@ extension RecordIndex {
     private func estimate(log: Int64, _ tests: [ValueTest], limit: Int) throws(CKError) -> Int {
         guard let field = tests.first?.field else { return 0 }
         var a = SQLArguments(values: [.int(log), .text(field)])
-        let conds = tests.map { $0.sql(&a, "d") }.joined(separator: " AND ")
+        let conds = tests.map { $0.sql(&a, "d") }.joined(by: " AND ")
         let sql = "SELECT count(*) FROM (SELECT 1 FROM vals d WHERE d.log = ?1 AND d.field = ?2 AND \(conds) LIMIT \(limit))"
         return try wrap { () throws(SQLiteConnection.Failure) -> Int in
             let s = try db.prepare(sql)

@@ -105,18 +105,18 @@ final class RecordIndex {
             return (Int(s.int(0)), s.int(1), s.int(2), s.int(3), Int(s.int(4)), Int(s.int(5)), s.text(6))
         }
         var from = 0, firstLine = 1
+        var tail: [UInt8]? = nil
         // An unchanged log has its size, mtime and ctime; one that only grew (an append) keeps its indexed tail.
         if let r = row, r.inode == info.inode, r.valid <= info.size, r.size <= info.size,
            r.size < info.size || (r.mtime == info.mtime && r.ctime == info.ctime),
-           try tailMatches(logPath, valid: r.valid, hash: r.tail) {
+           tailHash(logPath, valid: r.valid, bytes: &tail) == r.tail {
             if r.size == info.size && r.valid == info.size {
                 var c = ZoneLogContents()
                 c.validLength = info.size
                 c.lines = r.lines
-                // A hand-edited last line may lack its newline; the next append must add one.
-                if info.size > 0, let last = try FileIO.readRange(logPath, from: info.size - 1, count: 1) {
-                    c.missingNewline = last != [0x0A]
-                }
+                // A hand-edited last line may lack its newline; the next append must add one. The hashed tail
+                // ends at the log's end here, so its last byte is the log's (one read for both).
+                if info.size > 0, let last = tail?.last { c.missingNewline = last != 0x0A }
                 return c
             }
             from = r.valid
@@ -171,15 +171,18 @@ final class RecordIndex {
         return r.inode == info.inode && r.size == info.size && r.mtime == info.mtime && r.ctime == info.ctime
     }
 
-    private func tailMatches(_ logPath: String, valid: Int, hash: String) throws(CKError) -> Bool {
-        tailHash(logPath, valid: valid) == hash
-    }
-
     /// A hash of the 64 bytes before `valid`: a hand edit of the indexed part usually changes them.
     private func tailHash(_ logPath: String, valid: Int) -> String {
+        var bytes: [UInt8]? = nil
+        return tailHash(logPath, valid: valid, bytes: &bytes)
+    }
+
+    /// `tailHash`, handing back the bytes it hashed (nil when it read none).
+    private func tailHash(_ logPath: String, valid: Int, bytes: inout [UInt8]?) -> String {
         let start = max(0, valid - 64)
-        guard valid > 0, let bytes = try? FileIO.readRange(logPath, from: start, count: valid - start) else { return "" }
-        return SHA256.hex(bytes)
+        guard valid > 0, let read = try? FileIO.readRange(logPath, from: start, count: valid - start) else { return "" }
+        bytes = read
+        return SHA256.hex(read)
     }
 
     private func record(_ log: Int64, info: (size: Int, inode: Int64, mtime: Int64, ctime: Int64), contents: ZoneLogContents,
