@@ -4,7 +4,7 @@ import Foundation
 /// its change tag and sequence number, and the values of its fields — so fetch, save and query cost
 /// stays flat as logs grow. The logs stay the truth: a missing, stale or damaged index is rebuilt.
 final class RecordIndex {
-    static let formatVersion = "5"
+    static let formatVersion = "6"
     let path: String
     let envDir: String
     let db: SQLiteConnection
@@ -35,7 +35,7 @@ final class RecordIndex {
         if let v = version, try v.step(), v.text(0) == RecordIndex.formatVersion { return }
         try db.exec("""
             DROP TABLE IF EXISTS meta; DROP TABLE IF EXISTS logs; DROP TABLE IF EXISTS records;
-            DROP TABLE IF EXISTS vals; DROP TABLE IF EXISTS refs; DROP TABLE IF EXISTS log_ids;
+            DROP TABLE IF EXISTS vals; DROP TABLE IF EXISTS refs; DROP TABLE IF EXISTS log_ids; DROP TABLE IF EXISTS toks;
             CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT);
             CREATE TABLE log_ids(path TEXT PRIMARY KEY, id INTEGER NOT NULL UNIQUE);
             CREATE TABLE logs(log INTEGER PRIMARY KEY, size INTEGER, inode INTEGER, mtime INTEGER, ctime INTEGER, valid INTEGER,
@@ -53,6 +53,8 @@ final class RecordIndex {
             CREATE TABLE refs(log INTEGER, name TEXT, target TEXT, action TEXT);
             CREATE INDEX refs_target ON refs(log, target, action);
             CREATE INDEX refs_rec ON refs(log, name);
+            CREATE TABLE toks(log INTEGER, tok TEXT, name TEXT, PRIMARY KEY(log, tok, name)) WITHOUT ROWID;
+            CREATE INDEX toks_rec ON toks(log, name);
             INSERT INTO meta VALUES('format', '\(RecordIndex.formatVersion)');
             """)
     }
@@ -190,7 +192,7 @@ final class RecordIndex {
     }
 
     private func forget(_ log: Int64) throws(SQLiteConnection.Failure) {
-        for table in ["records", "vals", "refs", "logs"] {
+        for table in ["records", "vals", "toks", "refs", "logs"] {
             try db.prepare("DELETE FROM \(table) WHERE log = ?1").run([log])
         }
     }
@@ -211,12 +213,18 @@ final class RecordIndex {
         let clearRefs = try db.prepare("DELETE FROM refs WHERE log = ?1 AND name = ?2")
         let addVal = try db.prepare("INSERT INTO vals(log, name, field, num, txt, fold) VALUES(?1, ?2, ?3, ?4, ?5, ?6)")
         let addRef = try db.prepare("INSERT INTO refs(log, name, target, action) VALUES(?1, ?2, ?3, ?4)")
+        let clearToks = try db.prepare("DELETE FROM toks WHERE log = ?1 AND name = ?2")
+        let addTok = try db.prepare("INSERT INTO toks(log, tok, name) VALUES(?1, ?2, ?3)")
         for (i, e) in entries.enumerated() {
             switch e {
             case .save(let seq, let r):
                 try upsert.run([log, r.recordName, r.recordType, spans[i].offset, spans[i].length, seq, r.created.timestamp, r.modified.timestamp])
                 try clearRefs.run([log, r.recordName])
-                if ready { try clearVals.run([log, r.recordName]) }
+                if ready {
+                    try clearVals.run([log, r.recordName])
+                    try clearToks.run([log, r.recordName])
+                    for t in RecordIndex.tokens(r) { try addTok.run([log, t, r.recordName]) }
+                }
                 for (field, value) in r.fields {
                     for (num, txt) in RecordIndex.indexValues(value) where ready {
                         try addVal.run([log, r.recordName, field, num, txt, txt.map(RecordIndex.fold)])
@@ -226,7 +234,10 @@ final class RecordIndex {
             case .delete(_, let name, _, _, _):
                 try remove.run([log, name])
                 try clearRefs.run([log, name])
-                if ready { try clearVals.run([log, name]) }
+                if ready {
+                    try clearVals.run([log, name])
+                    try clearToks.run([log, name])
+                }
             }
         }
     }
@@ -242,6 +253,20 @@ final class RecordIndex {
         // The server can't read encrypted values, so they are never indexed.
         case .bytes, .asset, .location, .encrypted: return []
         }
+    }
+
+    /// A record's search tokens, as token search makes them, from every STRING and LIST<STRING> value (encrypted
+    /// ones excepted: the server can't read them). Which fields a query searches is left to its Swift check.
+    static func tokens(_ r: Record) -> Set<String> {
+        var out = Set<String>()
+        for value in r.fields.values {
+            switch value {
+            case .string(let s): for t in Tokenizer.tokens(s) { out.insert(t) }
+            case .list(.string, let items): for case .string(let s) in items { for t in Tokenizer.tokens(s) { out.insert(t) } }
+            default: break
+            }
+        }
+        return out
     }
 
     /// The case-folded form equality on strings compares (SQLite's NOCASE can't be trusted with indexes here).
@@ -329,7 +354,7 @@ final class RecordIndex {
     /// Forgets every log (a reset deleted them).
     func clear() throws(CKError) {
         try wrap { () throws(SQLiteConnection.Failure) in
-            try db.exec("DELETE FROM records; DELETE FROM vals; DELETE FROM refs; DELETE FROM logs;")
+            try db.exec("DELETE FROM records; DELETE FROM vals; DELETE FROM toks; DELETE FROM refs; DELETE FROM logs;")
         }
     }
 }
