@@ -15,8 +15,15 @@ public enum Tokenizer {
 
     /// The tokens of a text, in order, without stop words.
     public static func tokens(_ text: String) -> [String] {
-        if let ascii = asciiTokens(text) { return ascii }
-        return foldedTokens(text)
+        var out: [String] = []
+        forEachToken(text) { out.append($0); return true }
+        return out
+    }
+
+    /// Calls `body` with each token of a text, in order, while it returns true.
+    static func forEachToken(_ text: String, _ body: (String) -> Bool) {
+        if asciiTokens(text, body) { return }
+        for t in foldedTokens(text) where !body(t) { return }
     }
 
     /// The general path: Foundation folds case and diacritics, and words are runs of letters and digits.
@@ -36,31 +43,55 @@ public enum Tokenizer {
         return out
     }
 
+    /// The tokens of ASCII text (nil for other text), as the general path makes them.
+    static func asciiTokens(_ text: String) -> [String]? {
+        var out: [String] = []
+        return asciiTokens(text) { out.append($0); return true } ? out : nil
+    }
+
     /// The same tokens for ASCII text, read from its bytes: folding ASCII only lowercases it, and its only
     /// letters and digits are A–Z, a–z and 0–9 (`QueryPlannerTests` checks this against the general path). Most
-    /// text is ASCII, and folding through Foundation costs thousands of instructions a word. nil for other text.
-    static func asciiTokens(_ text: String) -> [String]? {
+    /// text is ASCII, and folding through Foundation costs thousands of instructions a word. False, having
+    /// called `body` with nothing, for other text.
+    private static func asciiTokens(_ text: String, _ body: (String) -> Bool) -> Bool {
         var text = text
-        return text.withUTF8 { (bytes: UnsafeBufferPointer<UInt8>) -> [String]? in
-            var out: [String] = []
-            var word = [UInt8](repeating: 0, count: 0)
-            word.reserveCapacity(32)
-            func flush() {
-                guard !word.isEmpty else { return }
-                let w = String(decoding: word, as: UTF8.self)
-                if word.count > longestStopWord || !stopWords.contains(w) { out.append(w) }
-                word.removeAll(keepingCapacity: true)
-            }
-            for b in bytes {
-                switch b {
-                case 0x30...0x39, 0x61...0x7A: word.append(b)
-                case 0x41...0x5A: word.append(b | 0x20)
-                case 0x80...: return nil
-                default: flush()
+        return text.withUTF8 { (bytes: UnsafeBufferPointer<UInt8>) -> Bool in
+            guard !bytes.contains(where: { $0 >= 0x80 }) else { return false }
+            var start = -1
+            withUnsafeTemporaryAllocation(of: UInt8.self, capacity: bytes.count + 1) { lower in
+                for i in 0...bytes.count {
+                    let b = i < bytes.count ? bytes[i] : 0
+                    switch b {
+                    case 0x30...0x39, 0x61...0x7A, 0x41...0x5A:
+                        lower[i] = b >= 0x41 && b <= 0x5A ? b | 0x20 : b
+                        if start < 0 { start = i }
+                    default:
+                        guard start >= 0 else { continue }
+                        let word = UnsafeBufferPointer(rebasing: lower[start..<i])
+                        start = -1
+                        if word.count <= longestStopWord && isStopWord(word) { continue }
+                        if !body(String(decoding: word, as: UTF8.self)) { return }
+                    }
                 }
             }
-            flush()
-            return out
+            return true
         }
+    }
+
+    /// The stop words as numbers (bytes, first in the high byte), sorted, so a short word is found without hashing.
+    static let stopWordCodes: [UInt64] = stopWords.map { code(Array($0.utf8)[...]) }.sorted()
+
+    static func code<C: Collection>(_ bytes: C) -> UInt64 where C.Element == UInt8 {
+        bytes.reduce(0) { $0 << 8 | UInt64($1) }
+    }
+
+    static func isStopWord(_ word: UnsafeBufferPointer<UInt8>) -> Bool {
+        let c = code(word)
+        var lo = 0, hi = stopWordCodes.count
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if stopWordCodes[mid] < c { lo = mid + 1 } else { hi = mid }
+        }
+        return lo < stopWordCodes.count && stopWordCodes[lo] == c
     }
 }

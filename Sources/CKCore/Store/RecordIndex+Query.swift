@@ -6,9 +6,10 @@ import Glibc
 /// Queries answered through the index: SQL narrows and orders the candidates, Swift checks every filter
 /// again on the records it reads, so the answers are exactly those of a full scan.
 extension RecordIndex {
-    /// Builds the field-value index of a log on first use (bulk loads don't pay for it). Records are read one
-    /// line at a time through their locations, so memory stays flat; the value indexes are rebuilt in one
-    /// sort after the rows are in, which is far cheaper than growing them row by row.
+    /// Builds the field-value and token indexes of a log on first use (bulk loads don't pay for it). Records are
+    /// read one line at a time through their locations, so memory stays flat; the value indexes are rebuilt in
+    /// one sort after the rows are in, which is far cheaper than growing them row by row, and the tokens are
+    /// gathered and written token by token (`TokenPostings`).
     func ensureValues(_ logPath: String, warnings: inout [String]) throws(CKError) {
         let log = try key(logPath)
         // A zone nobody wrote to has no log, and nothing to index.
@@ -16,7 +17,8 @@ extension RecordIndex {
         if try wrap({ () throws(SQLiteConnection.Failure) -> Bool in try valuesReady(log) }) { return }
         var locations: [(Int, Int)] = []
         try wrap { () throws(SQLiteConnection.Failure) in
-            let s = try db.prepare("SELECT off, len FROM records WHERE log = ?1 ORDER BY off")
+            // In name order, so each token's records come in the order `toks` keeps them.
+            let s = try db.prepare("SELECT off, len FROM records WHERE log = ?1 ORDER BY name")
             try s.bind([log])
             while try s.step() { locations.append((Int(s.int(0)), Int(s.int(1)))) }
         }
@@ -28,12 +30,11 @@ extension RecordIndex {
             try db.transaction { () throws(SQLiteConnection.Failure) in
                 try db.exec("""
                     DROP INDEX IF EXISTS vals_num; DROP INDEX IF EXISTS vals_txt; DROP INDEX IF EXISTS vals_fold;
-                    DROP INDEX IF EXISTS toks_rec;
                     """)
                 try db.prepare("DELETE FROM vals WHERE log = ?1").run([log])
                 try db.prepare("DELETE FROM toks WHERE log = ?1").run([log])
                 let add = try db.prepare("INSERT INTO vals(log, name, field, num, txt, fold) VALUES(?1, ?2, ?3, ?4, ?5, ?6)")
-                let addTok = try db.prepare("INSERT INTO toks(log, tok, name) VALUES(?1, ?2, ?3)")
+                var postings = TokenPostings()
                 var buffer = [UInt8](repeating: 0, count: 1 << 16)
                 for (off, len) in locations where failure == nil {
                     if buffer.count < len { buffer = [UInt8](repeating: 0, count: len) }
@@ -51,18 +52,82 @@ extension RecordIndex {
                             try add.run([log, r.recordName, field, num, txt, txt.map(RecordIndex.fold)])
                         }
                     }
-                    for t in RecordIndex.tokens(r) { try addTok.run([log, t, r.recordName]) }
+                    postings.add(r)
+                    if postings.isFull { try postings.write(log, into: db) }
                 }
+                try postings.write(log, into: db)
                 try db.exec("""
                     CREATE INDEX vals_num ON vals(log, field, num, name);
                     CREATE INDEX vals_txt ON vals(log, field, txt, name);
                     CREATE INDEX vals_fold ON vals(log, field, fold, name);
-                    CREATE INDEX toks_rec ON toks(log, name);
                     """)
                 if failure == nil { try db.prepare("UPDATE logs SET vals_ready = 1 WHERE log = ?1").run([log]) }
             }
         }
         if let failure { throw failure }
+    }
+
+    // MARK: Search tokens
+
+    /// A record's search tokens, sorted and distinct, as token search makes them, from every STRING and
+    /// LIST<STRING> value (encrypted ones excepted: the server can't read them). Which fields a query
+    /// searches is left to its Swift check.
+    static func tokens(_ r: Record) -> [String] {
+        var out: [String] = []
+        func add(_ s: String) { Tokenizer.forEachToken(s) { out.append($0); return true } }
+        for value in r.fields.values {
+            switch value {
+            case .string(let s): add(s)
+            case .list(.string, let items): for case .string(let s) in items { add(s) }
+            default: break
+            }
+        }
+        out.sort()
+        var unique: [String] = []
+        unique.reserveCapacity(out.count)
+        for t in out where t != unique.last { unique.append(t) }
+        return unique
+    }
+
+    /// Strings as a JSON array, for `json_each`: many rows go in (or out) in one statement, which costs a
+    /// fraction of a statement per row.
+    static func jsonArray<S: Sequence>(_ strings: S) -> String where S.Element == String {
+        let hex = Array("0123456789abcdef".utf8)
+        var out: [UInt8] = [UInt8(ascii: "[")]
+        for s in strings {
+            if out.count > 1 { out.append(UInt8(ascii: ",")) }
+            out.append(UInt8(ascii: "\""))
+            for b in s.utf8 {
+                switch b {
+                case UInt8(ascii: "\""), UInt8(ascii: "\\"): out += [UInt8(ascii: "\\"), b]
+                case 0..<0x20: out += [UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"), hex[Int(b >> 4)], hex[Int(b & 15)]]
+                default: out.append(b)
+                }
+            }
+            out.append(UInt8(ascii: "\""))
+        }
+        out.append(UInt8(ascii: "]"))
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Indexes a record's search tokens (its rows must not be there yet).
+    func addTokens(_ log: Int64, _ r: Record) throws(SQLiteConnection.Failure) {
+        let tokens = RecordIndex.tokens(r)
+        guard !tokens.isEmpty else { return }
+        try db.prepare("INSERT OR IGNORE INTO toks(log, tok, name) SELECT ?1, value, ?2 FROM json_each(?3)")
+            .run([log, r.recordName, RecordIndex.jsonArray(tokens)])
+    }
+
+    /// Removes a record's search tokens. They are found from its strings in `vals` (a superset of what was
+    /// tokenized: reference names too), so this runs before those rows go, and `toks` needs no second index.
+    func dropTokens(_ log: Int64, _ name: String) throws(SQLiteConnection.Failure) {
+        let texts = try db.prepare("SELECT txt FROM vals INDEXED BY vals_rec WHERE log = ?1 AND name = ?2 AND txt IS NOT NULL")
+        try texts.bind([log, name])
+        var tokens: [String] = []
+        while try texts.step() { Tokenizer.forEachToken(texts.text(0)) { tokens.append($0); return true } }
+        guard !tokens.isEmpty else { return }
+        try db.prepare("DELETE FROM toks WHERE log = ?1 AND tok IN (SELECT value FROM json_each(?3)) AND name = ?2")
+            .run([log, name, RecordIndex.jsonArray(tokens)])
     }
 
     /// The SQL form of a query over one log: statements run in turn, each yielding rows in the final order.
@@ -161,6 +226,10 @@ extension RecordIndex {
         var source = Source.ordered
         if !names.isEmpty {
             source = .named
+        } else if inNameOrder, driverLimit > 0, others.count == 1, let only = others.first, only.byName {
+            // Nothing to compare it with: it drives, however many records it matches.
+            source = .orderedDriver(only)
+            others = []
         } else if !others.isEmpty {
             var best = onSort.isEmpty ? driverLimit : try estimate(log: log, onSort, limit: driverLimit)
             var chosen: (index: Int, inOrder: Bool)? = nil
@@ -362,3 +431,65 @@ extension RecordIndex {
         }
     }
 }
+
+/// The search tokens of many records, gathered in memory and written to `toks` a token at a time, each token's
+/// records in name order: the rows then go in at the end of the table's b-tree, one statement per token, instead
+/// of all over it (a b-tree descent each, and most of the cost of the first query after a bulk load). Records
+/// must be added in name order; memory is bounded by writing out what is gathered when it is full.
+struct TokenPostings {
+    private var names: [String] = []
+    private var ids: [String: Int] = [:]
+    private var tokens: [String] = []
+    private var records: [[UInt32]] = []
+    private var count = 0
+
+    /// Past this many (token, record) pairs, or distinct tokens, the gathered rows are written out.
+    static let maxPairs = 2_000_000
+    static let maxTokens = 200_000
+    /// Names per statement.
+    static let chunk = 4096
+
+    var isFull: Bool { count >= TokenPostings.maxPairs || tokens.count >= TokenPostings.maxTokens }
+
+    /// Adds a record's tokens, as `RecordIndex.tokens` finds them.
+    mutating func add(_ r: Record) {
+        let n = UInt32(names.count)
+        names.append(r.recordName)
+        func add(_ s: String) {
+            Tokenizer.forEachToken(s) { t in
+                if let i = ids[t] {
+                    if records[i].last != n { records[i].append(n); count += 1 }
+                } else {
+                    ids[t] = tokens.count
+                    tokens.append(t)
+                    records.append([n])
+                    count += 1
+                }
+                return true
+            }
+        }
+        for value in r.fields.values {
+            switch value {
+            case .string(let s): add(s)
+            case .list(.string, let items): for case .string(let s) in items { add(s) }
+            default: break
+            }
+        }
+    }
+
+    /// Writes what is gathered, token by token in order, and starts afresh.
+    mutating func write(_ log: Int64, into db: SQLiteConnection) throws(SQLiteConnection.Failure) {
+        let insert = try db.prepare("INSERT INTO toks(log, tok, name) SELECT ?1, ?2, value FROM json_each(?3)")
+        let names = self.names, tokens = self.tokens, records = self.records
+        for i in tokens.indices.sorted(by: { tokens[$0] < tokens[$1] }) {
+            var start = 0
+            while start < records[i].count {
+                let end = min(start + TokenPostings.chunk, records[i].count)
+                try insert.run([log, tokens[i], RecordIndex.jsonArray(records[i][start..<end].lazy.map { names[Int($0)] })])
+                start = end
+            }
+        }
+        self = TokenPostings()
+    }
+}
+

@@ -54,7 +54,6 @@ final class RecordIndex {
             CREATE INDEX refs_target ON refs(log, target, action);
             CREATE INDEX refs_rec ON refs(log, name);
             CREATE TABLE toks(log INTEGER, tok TEXT, name TEXT, PRIMARY KEY(log, tok, name)) WITHOUT ROWID;
-            CREATE INDEX toks_rec ON toks(log, name);
             INSERT INTO meta VALUES('format', '\(RecordIndex.formatVersion)');
             """)
     }
@@ -213,17 +212,15 @@ final class RecordIndex {
         let clearRefs = try db.prepare("DELETE FROM refs WHERE log = ?1 AND name = ?2")
         let addVal = try db.prepare("INSERT INTO vals(log, name, field, num, txt, fold) VALUES(?1, ?2, ?3, ?4, ?5, ?6)")
         let addRef = try db.prepare("INSERT INTO refs(log, name, target, action) VALUES(?1, ?2, ?3, ?4)")
-        let clearToks = try db.prepare("DELETE FROM toks WHERE log = ?1 AND name = ?2")
-        let addTok = try db.prepare("INSERT INTO toks(log, tok, name) VALUES(?1, ?2, ?3)")
         for (i, e) in entries.enumerated() {
             switch e {
             case .save(let seq, let r):
                 try upsert.run([log, r.recordName, r.recordType, spans[i].offset, spans[i].length, seq, r.created.timestamp, r.modified.timestamp])
                 try clearRefs.run([log, r.recordName])
                 if ready {
+                    try dropTokens(log, r.recordName)
                     try clearVals.run([log, r.recordName])
-                    try clearToks.run([log, r.recordName])
-                    for t in RecordIndex.tokens(r) { try addTok.run([log, t, r.recordName]) }
+                    try addTokens(log, r)
                 }
                 for (field, value) in r.fields {
                     for (num, txt) in RecordIndex.indexValues(value) where ready {
@@ -235,8 +232,8 @@ final class RecordIndex {
                 try remove.run([log, name])
                 try clearRefs.run([log, name])
                 if ready {
+                    try dropTokens(log, name)
                     try clearVals.run([log, name])
-                    try clearToks.run([log, name])
                 }
             }
         }
@@ -253,20 +250,6 @@ final class RecordIndex {
         // The server can't read encrypted values, so they are never indexed.
         case .bytes, .asset, .location, .encrypted: return []
         }
-    }
-
-    /// A record's search tokens, as token search makes them, from every STRING and LIST<STRING> value (encrypted
-    /// ones excepted: the server can't read them). Which fields a query searches is left to its Swift check.
-    static func tokens(_ r: Record) -> Set<String> {
-        var out = Set<String>()
-        for value in r.fields.values {
-            switch value {
-            case .string(let s): for t in Tokenizer.tokens(s) { out.insert(t) }
-            case .list(.string, let items): for case .string(let s) in items { for t in Tokenizer.tokens(s) { out.insert(t) } }
-            default: break
-            }
-        }
-        return out
     }
 
     /// The case-folded form equality on strings compares (SQLite's NOCASE can't be trusted with indexes here).
