@@ -265,4 +265,36 @@ import Testing
         #expect(Tokenizer.asciiTokens("café") == nil)
         #expect(Tokenizer.tokens("Crème BRÛLÉE") == ["creme", "brulee"])
     }
+
+    /// Gathered tokens written out whenever the gathering is full give the same rows as written at once, and
+    /// the same as each record's own tokens; names that need escaping in JSON survive the trip.
+    @Test func tokenPostingsWrittenInPiecesGiveEveryRecordsTokens() throws {
+        let fixture = try QueryPlannerTests.fixture()
+        let records = try fixture.db.records().sorted { $0.recordName < $1.recordName }
+        var want: [String] = []
+        for r in records { want += RecordIndex.tokens(r).map { "\($0) \(r.recordName)" } }
+        want.sort()
+        #expect(want.count > 50)
+        let index = try RecordIndex.open(envDir: fixture.temp.dir)
+        for (log, pairs, tokens) in [(Int64(101), 2_000_000, 200_000), (102, 7, 1_000), (103, 1_000, 3)] {
+            var postings = TokenPostings(maxPairs: pairs, maxTokens: tokens)
+            for r in records {
+                postings.add(r)
+                if postings.isFull { try postings.write(log, into: index.db) }
+            }
+            try postings.write(log, into: index.db)
+            let rows = try index.db.prepare("SELECT tok, name FROM toks WHERE log = ?1")
+            try rows.bind([log])
+            var got: [String] = []
+            while try rows.step() { got.append("\(rows.text(0)) \(rows.text(1))") }
+            #expect(got.sorted() == want, "log \(log)")
+        }
+        let odd = ["plain", "quote\"d", "back\\slash", "tab\tand\u{1}", "é✓"]
+        let each = try index.db.prepare("SELECT value FROM json_each(?1)")
+        try each.bind([RecordIndex.jsonArray(odd)])
+        var back: [String] = []
+        while try each.step() { back.append(each.text(0)) }
+        #expect(back == odd)
+    }
 }
+

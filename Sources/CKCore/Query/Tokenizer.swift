@@ -22,8 +22,17 @@ public enum Tokenizer {
 
     /// Calls `body` with each token of a text, in order, while it returns true.
     static func forEachToken(_ text: String, _ body: (String) -> Bool) {
+        forEachTokenBytes(text) { body(String(decoding: $0, as: UTF8.self)) }
+    }
+
+    /// Calls `body` with each token's UTF-8 bytes, in order, while it returns true (the bytes are valid only
+    /// during the call).
+    static func forEachTokenBytes(_ text: String, _ body: (UnsafeBufferPointer<UInt8>) -> Bool) {
         if asciiTokens(text, body) { return }
-        for t in foldedTokens(text) where !body(t) { return }
+        for t in foldedTokens(text) {
+            var t = t
+            if !t.withUTF8(body) { return }
+        }
     }
 
     /// The general path: Foundation folds case and diacritics, and words are runs of letters and digits.
@@ -46,36 +55,54 @@ public enum Tokenizer {
     /// The tokens of ASCII text (nil for other text), as the general path makes them.
     static func asciiTokens(_ text: String) -> [String]? {
         var out: [String] = []
-        return asciiTokens(text) { out.append($0); return true } ? out : nil
+        return asciiTokens(text) { out.append(String(decoding: $0, as: UTF8.self)); return true } ? out : nil
     }
 
     /// The same tokens for ASCII text, read from its bytes: folding ASCII only lowercases it, and its only
     /// letters and digits are A–Z, a–z and 0–9 (`QueryPlannerTests` checks this against the general path). Most
     /// text is ASCII, and folding through Foundation costs thousands of instructions a word. False, having
     /// called `body` with nothing, for other text.
-    private static func asciiTokens(_ text: String, _ body: (String) -> Bool) -> Bool {
+    private static func asciiTokens(_ text: String, _ body: (UnsafeBufferPointer<UInt8>) -> Bool) -> Bool {
         var text = text
         return text.withUTF8 { (bytes: UnsafeBufferPointer<UInt8>) -> Bool in
-            guard !bytes.contains(where: { $0 >= 0x80 }) else { return false }
+            guard isASCII(bytes) else { return false }
             var start = -1
             withUnsafeTemporaryAllocation(of: UInt8.self, capacity: bytes.count + 1) { lower in
                 for i in 0...bytes.count {
                     let b = i < bytes.count ? bytes[i] : 0
                     switch b {
-                    case 0x30...0x39, 0x61...0x7A, 0x41...0x5A:
-                        lower[i] = b >= 0x41 && b <= 0x5A ? b | 0x20 : b
+                    case 0x30...0x39, 0x61...0x7A:
+                        lower[i] = b
+                        if start < 0 { start = i }
+                    case 0x41...0x5A:
+                        lower[i] = b | 0x20
                         if start < 0 { start = i }
                     default:
                         guard start >= 0 else { continue }
                         let word = UnsafeBufferPointer(rebasing: lower[start..<i])
                         start = -1
                         if word.count <= longestStopWord && isStopWord(word) { continue }
-                        if !body(String(decoding: word, as: UTF8.self)) { return }
+                        if !body(word) { return }
                     }
                 }
             }
             return true
         }
+    }
+
+    /// Whether every byte is below 0x80, read eight at a time.
+    static func isASCII(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        let raw = UnsafeRawBufferPointer(bytes)
+        var i = 0
+        while i + 8 <= raw.count {
+            if raw.loadUnaligned(fromByteOffset: i, as: UInt64.self) & 0x8080_8080_8080_8080 != 0 { return false }
+            i += 8
+        }
+        while i < raw.count {
+            if raw[i] >= 0x80 { return false }
+            i += 1
+        }
+        return true
     }
 
     /// The stop words as numbers (bytes, first in the high byte), sorted, so a short word is found without hashing.

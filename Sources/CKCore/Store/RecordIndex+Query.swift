@@ -443,13 +443,19 @@ struct TokenPostings {
     private var records: [[UInt32]] = []
     private var count = 0
 
-    /// Past this many (token, record) pairs, or distinct tokens, the gathered rows are written out.
-    static let maxPairs = 2_000_000
-    static let maxTokens = 200_000
+    /// Past this many (token, record) pairs, or distinct tokens, the gathered rows are written out (about
+    /// 8 MB of record numbers at most).
+    private let maxPairs: Int
+    private let maxTokens: Int
     /// Names per statement.
     static let chunk = 4096
 
-    var isFull: Bool { count >= TokenPostings.maxPairs || tokens.count >= TokenPostings.maxTokens }
+    init(maxPairs: Int = 2_000_000, maxTokens: Int = 200_000) {
+        self.maxPairs = maxPairs
+        self.maxTokens = maxTokens
+    }
+
+    var isFull: Bool { count >= maxPairs || tokens.count >= maxTokens }
 
     /// Adds a record's tokens, as `RecordIndex.tokens` finds them.
     mutating func add(_ r: Record) {
@@ -489,7 +495,7 @@ struct TokenPostings {
                 start = end
             }
         }
-        self = TokenPostings()
+        self = TokenPostings(maxPairs: maxPairs, maxTokens: maxTokens)
     }
 }
 
