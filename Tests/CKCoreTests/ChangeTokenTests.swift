@@ -172,4 +172,22 @@ import Testing
         #expect(text.contains("_") || text.contains("-"))
         #expect(Base64URL.decode(text) == bytes)
     }
+
+    @Test func base64URLMatchesTheStandardEncodingAtEveryLength() {
+        // RFC 4648's test vectors, URL-safe and unpadded; then every length up to 40 round-trips.
+        let vectors = ["": "", "f": "Zg", "fo": "Zm8", "foo": "Zm9v", "foob": "Zm9vYg", "fooba": "Zm9vYmE", "foobar": "Zm9vYmFy"]
+        for (plain, encoded) in vectors {
+            #expect(Base64URL.encode(Array(plain.utf8)) == encoded)
+            #expect(Base64URL.decode(encoded) == Array(plain.utf8))
+        }
+        #expect(Base64URL.decode("Zm9vYg==") == Array("foob".utf8))
+        #expect(Base64URL.encode([0xfb, 0xff]) == "-_8")
+        #expect(Base64URL.decode("+/8") == [0xfb, 0xff])
+        for bad in ["Z", "Zm9vY", "Zm9v!", "Zg=x", "Zm9=v"] { #expect(Base64URL.decode(bad) == nil, "\(bad)") }
+        var bytes: [UInt8] = []
+        for n in 0..<40 {
+            #expect(Base64URL.decode(Base64URL.encode(bytes)) == bytes)
+            bytes.append(UInt8((n * 37 + 11) % 256))
+        }
+    }
 }

@@ -100,6 +100,14 @@ import Testing
         for t: Int64 in [0, 951_782_400_000, 4_102_444_800_123] {
             #expect(ISO8601.parse(ISO8601.format(milliseconds: t)) == t)
         }
+        // Fixed-width fields at both ends of the range, and every field's carry.
+        #expect(ISO8601.format(milliseconds: ISO8601.validRange.lowerBound) == "0001-01-01T00:00:00.000Z")
+        #expect(ISO8601.format(milliseconds: ISO8601.validRange.upperBound) == "9999-12-31T23:59:59.999Z")
+        #expect(ISO8601.format(milliseconds: 951_868_799_999) == "2000-02-29T23:59:59.999Z")
+        #expect(ISO8601.format(milliseconds: 1_000_000_000_007) == "2001-09-09T01:46:40.007Z")
+        for t in stride(from: ISO8601.validRange.lowerBound, through: ISO8601.validRange.upperBound, by: 9_876_543_210_987) {
+            #expect(ISO8601.parse(ISO8601.format(milliseconds: t)) == t)
+        }
     }
 
     @Test func sha256() {

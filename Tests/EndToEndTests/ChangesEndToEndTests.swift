@@ -1,3 +1,4 @@
+import CKCore
 import Foundation
 import Testing
 
@@ -127,5 +128,39 @@ import Testing
         let after = try transcript(s, index: true, since: since, limit: nil)
         #expect(after.filter { !$0.hasPrefix("syncToken") && !$0.hasPrefix("moreComing") }.map { String($0.split(separator: "\t")[1]) } == ["r10", "r20", "r40", "r30"])
         #expect(after == (try transcript(s, index: false, since: since, limit: nil)))
+    }
+
+    /// The command fetches a server page at a time and writes each as it comes: over several pages, json is still
+    /// the one document that printing the whole answer gives, and every format agrees with folding the log.
+    @Test func outputOverSeveralServerPagesIsTheWholeAnswer() throws {
+        let s = try Sandbox()
+        try s.ck("zone", "create", "Notes")
+        let n = CKDatabase.changesPageSize + 3
+        let lines = (0..<n).map { #"{"recordName":"r\#($0)","recordType":"Note","fields":{"n":{"value":\#($0)},"x":{"value":1.5}}}"# }
+        try s.ck("-z", "Notes", "record", "save", "--batch", "-", "-q", stdin: lines.joined(separator: "\n"))
+        try s.ck("-z", "Notes", "record", "delete", "r7")
+        for limit in [nil, n - 1, CKDatabase.changesPageSize, CKDatabase.changesPageSize + 1] {
+            var args = ["-z", "Notes", "changes", "zone", "-o", "json"]
+            if let limit { args += ["--limit", String(limit)] }
+            let json = try s.run(args)
+            #expect(json.status == 0, "\(json.stderr)")
+            let doc = try JSON.parse(json.stdout)
+            #expect(doc.pretty() + "\n" == json.stdout, "limit \(String(describing: limit))")
+            let records = try #require(doc["records"]?.arrayValue)
+            #expect(records.count == min(n, limit ?? n))
+            #expect(doc["moreComing"] == .bool(limit.map { $0 < n } ?? false))
+            #expect(records.last?["recordName"] == .string(limit.map { $0 < n ? "r\($0)" : "r7" } ?? "r7"))
+            #expect(try s.run(args, env: ["CK_INDEX": "off"]).stdout == json.stdout)
+            for format in ["jsonl", "plain", "name"] {
+                let a = args.map { $0 == "json" ? format : $0 }
+                let streamed = try s.run(a)
+                #expect(streamed.stdout == (try s.run(a, env: ["CK_INDEX": "off"])).stdout)
+                if format == "jsonl" {
+                    let got = streamed.stdout.split(separator: "\n").map { try? JSON.parse(String($0)) }
+                    #expect(got.dropLast() == records.map { Optional($0) })
+                    #expect(got.last??["syncToken"] == doc["syncToken"] && got.last??["moreComing"] == doc["moreComing"])
+                }
+            }
+        }
     }
 }

@@ -26,38 +26,17 @@ enum ChangesCommand {
     /// --limit, checked by the parser.
     static func limit(_ inv: Invocation) -> Int? { inv.parsed.value("limit").flatMap { Int($0) } }
 
+    /// Fetches the feed a server page at a time and writes each page as it comes (memory holds one page); the
+    /// output is what one answer with every change would print.
     static func zone(_ inv: Invocation) throws -> Int32 {
         guard inv.positionals.count <= 1 else { throw UsageError("expected at most one zone name", command: inv.command.path) }
         let name = inv.positionals.first ?? inv.zone
-        let c = try inv.database().zoneChanges(zone: name, since: inv.parsed.value("since"), limit: limit(inv),
-                                               desiredKeys: RecordCommand.keys(inv))
-        let response = ZoneChangesResponse(c)
         let format = try inv.outputFormat()
-        switch format {
-        case .json, .jsonl:
-            let db = try RecordCommand.assetDatabase(c.changes.compactMap(\.record), inv)
-            try inv.printJSON(response.json(database: db), lines: response.jsonLines(database: db))
-        case .name:
-            for ch in c.changes { inv.line(ch.recordName) }
-        case .plain:
-            for ch in c.changes {
-                if let r = ch.record { inv.line("saved\t" + RecordText.plain(r)) } else { inv.line("deleted\t\(ch.recordName)\t\(ch.recordType)") }
-            }
-            inv.line("syncToken\t" + c.syncToken)
-            if c.moreComing { inv.line("moreComing\ttrue") }
-        case .table:
-            var t = Table(["CHANGE", "RECORD", "TYPE", "TAG", "FIELDS"])
-            for ch in c.changes {
-                if let r = ch.record {
-                    t.add(["saved", r.recordName, r.recordType, r.changeTag, RecordText.fieldSummary(r.fields)])
-                } else {
-                    t.add(["deleted", ch.recordName, ch.recordType, "-", ""])
-                }
-            }
-            if c.changes.isEmpty { inv.line("No changes in \(c.zoneID.zoneName).") } else { inv.out(t.aligned(width: inv.terminal.width)) }
-            inv.line("syncToken: " + c.syncToken)
-            if c.moreComing { inv.line("moreComing: ask again with --since to get the rest") }
-        }
+        let db = try inv.database()
+        var writer = ZoneChangesWriter(inv: inv, format: format, database: db)
+        try db.zoneChanges(zone: name, since: inv.parsed.value("since"), limit: limit(inv), desiredKeys: RecordCommand.keys(inv),
+                           pageSize: CKDatabase.changesPageSize) { (page) throws(CKError) in writer.add(page) }
+        writer.finish()
         return ExitCode.success
     }
 

@@ -41,7 +41,7 @@ extension CktoolCommand {
             var request = try query(inv)
             request.sort = try inv.parsed.all("sort-by").map { try sortBy($0, inv) }
             let fields = inv.parsed.all("requested-fields").flatMap { $0.split(separator: ",") }
-                .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+                .map { $0.trimmingBlanks }.filter { !$0.isEmpty }
             request.desiredKeys = fields.isEmpty ? nil : fields
             request.limit = try QueryCommand.pageLimit(inv)
             request.cursor = inv.parsed.value("continuation-token")

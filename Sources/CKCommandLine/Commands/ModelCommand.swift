@@ -42,7 +42,7 @@ enum ModelCommand {
     static func load(_ inv: Invocation) throws -> (DataModel, Set<String>) {
         guard !inv.positionals.isEmpty else { throw UsageError("expected one or more paths to model files", command: inv.command.path) }
         let model = DataModel.load(paths: inv.positionals, workingDirectory: inv.terminal.workingDirectory)
-        let names = inv.parsed.value("models").map { $0.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) } }
+        let names = inv.parsed.value("models").map { $0.split(separator: ",").map { String($0).trimmingBlanks } }
         return (model, try model.syncedEntities(models: names))
     }
 

@@ -99,7 +99,7 @@ enum RecordCommand {
     /// `--keys a,b`: desiredKeys (empty = no user fields).
     static func keys(_ inv: Invocation) -> [String]? {
         guard let k = inv.parsed.value("keys") else { return nil }
-        return k.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        return k.split(separator: ",").map { $0.trimmingBlanks }.filter { !$0.isEmpty }
     }
 
     static let noAtomicOption = OptionSpec("no-atomic", help: "Apply each operation on its own, even in a zone with the atomic capability.")

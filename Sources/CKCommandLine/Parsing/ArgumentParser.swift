@@ -86,7 +86,8 @@ public enum ArgumentParser {
                         throw UsageError("unknown option '-\(c)'", command: result.command.path)
                     }
                     if opt.takesValue {
-                        let rest = String(chars[(k + 1)...])
+                        // The rest of the word (String(chars[…]) would go through a generic, slow first call).
+                        let rest = String(a.dropFirst(k + 2))
                         if !rest.isEmpty { try record(opt, rest.hasPrefix("=") ? String(rest.dropFirst()) : rest); break }
                         guard i < args.count else { throw UsageError("-\(c) needs a value <\(opt.valueName ?? "")>", command: result.command.path) }
                         try record(opt, args[i])

@@ -51,7 +51,7 @@ public enum ValueRule: Sendable, Equatable {
 
     /// The items of a list value, trimmed, empty ones left out.
     public static func items(_ value: String) -> [String] {
-        value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        value.split(separator: ",").map { $0.trimmingBlanks }.filter { !$0.isEmpty }
     }
 
     static func show(_ d: Double) -> String { d == d.rounded() ? String(Int(d)) : String(d) }
@@ -188,10 +188,10 @@ public final class CommandSpec: @unchecked Sendable {
 
     /// `ck record save`.
     public var path: String {
-        var names: [String] = []
-        var c: CommandSpec? = self
-        while let cur = c { names.insert(cur.name, at: 0); c = cur.parent }
-        return names.joined(separator: " ")
+        // Concatenated, not joined: every command line asks for its path, and the generic joined's first call
+        // costs more than the rest of parsing.
+        guard let up = parent else { return name }
+        return up.path + " " + name
     }
 
     public func subcommand(_ name: String) -> CommandSpec? {

@@ -54,7 +54,7 @@ extension DataModel {
                 }
             } else if path.hasSuffix(".swift") {
                 swiftFile(path, label: label)
-            } else if (path as NSString).lastPathComponent == "contents" || path.hasSuffix(".xml") {
+            } else if PathName.last(path) == "contents" || path.hasSuffix(".xml") {
                 model.files.append(label)
                 coreData.file(path: path, label: label)
             } else if !FileIO.exists(path) {

@@ -86,7 +86,7 @@ struct KVServerFile {
 
     mutating func write(_ path: String) throws(CKError) {
         if storeID.isEmpty { storeID = UUID().uuidString }
-        try FileIO.makeDirectory((path as NSString).deletingLastPathComponent)
+        try FileIO.makeDirectory(PathName.parent(path))
         try JSONFile.write(path, json)
     }
 }

@@ -137,7 +137,7 @@ extension KVValue {
         let name = type?.lowercased()
         switch name {
         case "bool", "boolean":
-            switch text.trimmingCharacters(in: .whitespaces).lowercased() {
+            switch text.trimmingBlanks.lowercased() {
             case "true", "yes", "1": return .bool(true)
             case "false", "no", "0": return .bool(false)
             default: throw CKError.invalid("\(place): '\(text)' is not a bool", hint: "write true or false")

@@ -6,7 +6,19 @@ public struct FieldType: Hashable, Sendable, CustomStringConvertible {
         /// Web Services `type` string (responses spell assets ASSETID).
         public var wsName: String { self == .asset ? "ASSETID" : schemaName }
         /// The .ckdb schema-language spelling.
-        public var schemaName: String { rawValue.uppercased() }
+        public var schemaName: String {
+            // Spelled out: every field of every record read passes through here or `base(schemaOrWS:)`.
+            switch self {
+            case .string: return "STRING"
+            case .int64: return "INT64"
+            case .double: return "DOUBLE"
+            case .timestamp: return "TIMESTAMP"
+            case .bytes: return "BYTES"
+            case .reference: return "REFERENCE"
+            case .asset: return "ASSET"
+            case .location: return "LOCATION"
+            }
+        }
         /// cktool's `--fields-json` spelling, e.g. `stringType`.
         public var cktoolName: String { rawValue + "Type" }
     }
@@ -61,7 +73,16 @@ public struct FieldType: Hashable, Sendable, CustomStringConvertible {
     public static let encryptedCLIPrefix = "encrypted_"
 
     static func base(schemaOrWS n: String) -> Base? {
-        if n == "ASSETID" || n == "ASSET" { return .asset }
-        return Base.allCases.first { $0.schemaName == n }
+        switch n {
+        case "STRING": return .string
+        case "INT64": return .int64
+        case "DOUBLE": return .double
+        case "TIMESTAMP": return .timestamp
+        case "BYTES": return .bytes
+        case "REFERENCE": return .reference
+        case "ASSETID", "ASSET": return .asset
+        case "LOCATION": return .location
+        default: return nil
+        }
     }
 }

@@ -173,8 +173,12 @@ extension FieldValue {
                 throw CKError.invalid("\(path): expected a list (JSON array) for \(type.wsName), found \(v.kindName)")
             }
             var out: [FieldValue] = []
+            out.reserveCapacity(items.count)
             for (i, item) in items.enumerated() {
-                out.append(try scalar(item, base: type.base, path: "\(path)[\(i)]"))
+                do { out.append(try scalar(item, base: type.base, path: path)) } catch {
+                    // The item's path is built only for its error: one interpolation per item cost more than reading it.
+                    out.append(try scalar(item, base: type.base, path: "\(path)[\(i)]"))
+                }
             }
             return .list(type.base, out)
         }

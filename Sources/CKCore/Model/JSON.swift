@@ -66,13 +66,33 @@ extension JSON {
         return map
     }()
 
-    static func orderedKeys(_ o: [String: JSON]) -> [String] {
+    static func orderedKeys(_ o: [String: JSON]) -> [String] { orderedPairs(o).map(\.key) }
+
+    /// An object member ranked for writing (a struct, not a tuple: sorting tuples goes through generic code).
+    struct Member {
+        let rank: Int
+        let key: String
+        let value: JSON
+    }
+
+    /// An object's members in written order, each with its value (no second lookup by key).
+    static func orderedPairs(_ o: [String: JSON]) -> [Member] {
         // Rank each key once; unranked keys follow in byte order.
-        let ranked = o.keys.map { (rank: keyOrder[$0] ?? Int.max, key: $0) }
-        return ranked.sorted { a, b in
+        var members = o.map { Member(rank: keyOrder[$0.key] ?? Int.max, key: $0.key, value: $0.value) }
+        members.sort { a, b in
             if a.rank != b.rank { return a.rank < b.rank }
-            return a.key.utf8.lexicographicallyPrecedes(b.key.utf8)
-        }.map(\.key)
+            return bytesPrecede(a.key, b.key)
+        }
+        return members
+    }
+
+    /// Byte order of two strings, on their contiguous bytes when they have them (the generic walk costs more).
+    static func bytesPrecede(_ a: String, _ b: String) -> Bool {
+        let fast = a.utf8.withContiguousStorageIfAvailable { x in
+            b.utf8.withContiguousStorageIfAvailable { y in x.lexicographicallyPrecedes(y) }
+        }
+        if let fast, let r = fast { return r }
+        return a.utf8.lexicographicallyPrecedes(b.utf8)
     }
 
     /// Compact one-line text (no newline inside; safe for JSON Lines).
@@ -84,9 +104,12 @@ extension JSON {
     }
 
     /// Indented text for people, two spaces a level.
-    public func pretty() -> String {
+    public func pretty() -> String { pretty(level: 0) }
+
+    /// Indented text as it reads `level` levels deep in a larger document (its first line not indented).
+    public func pretty(level: Int) -> String {
         var out = [UInt8]()
-        write(into: &out, indent: 2, level: 0)
+        write(into: &out, indent: 2, level: level)
         return String(decoding: out, as: UTF8.self)
     }
 
@@ -110,13 +133,13 @@ extension JSON {
         case .object(let o):
             if o.isEmpty { out.append(contentsOf: "{}".utf8); return }
             out.append(UInt8(ascii: "{"))
-            for (i, k) in JSON.orderedKeys(o).enumerated() {
+            for (i, member) in JSON.orderedPairs(o).enumerated() {
                 if i > 0 { out.append(UInt8(ascii: ",")) }
                 JSON.newline(&out, indent, level + 1)
-                JSON.writeString(k, into: &out)
+                JSON.writeString(member.key, into: &out)
                 out.append(UInt8(ascii: ":"))
                 if indent != nil { out.append(UInt8(ascii: " ")) }
-                o[k]?.write(into: &out, indent: indent, level: level + 1)
+                member.value.write(into: &out, indent: indent, level: level + 1)
             }
             JSON.newline(&out, indent, level)
             out.append(UInt8(ascii: "}"))
@@ -126,8 +149,16 @@ extension JSON {
     private static func newline(_ out: inout [UInt8], _ indent: Int?, _ level: Int) {
         guard let indent else { return }
         out.append(UInt8(ascii: "\n"))
-        out.append(contentsOf: repeatElement(UInt8(ascii: " "), count: indent * level))
+        var n = indent * level
+        // Copied from a run of spaces: appending a repeated element costs a call a byte.
+        while n > 0 {
+            let k = min(n, spaces.count)
+            out.append(contentsOf: spaces[0..<k])
+            n -= k
+        }
     }
+
+    private static let spaces = [UInt8](repeating: UInt8(ascii: " "), count: 64)
 
     /// Shortest text that reads back as the same double; integral values keep a ".0".
     static func format(double d: Double) -> String {
@@ -138,6 +169,16 @@ extension JSON {
 
     static func writeString(_ s: String, into out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
+        // Most strings need no escape: copy their bytes at once (a byte at a time costs several times more).
+        let plain: Bool? = s.utf8.withContiguousStorageIfAvailable { bytes in
+            guard !bytes.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) else { return false }
+            out.append(contentsOf: bytes)
+            return true
+        }
+        if plain == true {
+            out.append(UInt8(ascii: "\""))
+            return
+        }
         for b in s.utf8 {
             switch b {
             case UInt8(ascii: "\""): out.append(contentsOf: [92, 34])

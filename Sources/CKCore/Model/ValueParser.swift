@@ -14,7 +14,7 @@ public struct ValueParser {
     /// Parses `text` as `type`; `path` names the field for messages.
     public mutating func parse(_ text: String, as type: FieldType, path: String) throws(CKError) -> FieldValue {
         if type.isList {
-            let trimmed = text.trimmingCharacters(in: .whitespaces)
+            let trimmed = text.trimmingBlanks
             if trimmed.hasPrefix("[") {
                 let json: JSON
                 do { json = try JSON.parse(trimmed) } catch {
@@ -48,18 +48,18 @@ public struct ValueParser {
         switch base {
         case .string: return .string(text)
         case .int64:
-            guard let i = Int64(text.trimmingCharacters(in: .whitespaces)) else {
+            guard let i = Int64(text.trimmingBlanks) else {
                 throw CKError.invalid("\(path): '\(text)' is not a 64-bit integer")
             }
             return .int64(i)
         case .double:
-            let t = text.trimmingCharacters(in: .whitespaces)
+            let t = text.trimmingBlanks
             guard ValueParser.looksNumeric(t), let d = Double(t), d.isFinite else {
                 throw CKError.invalid("\(path): '\(text)' is not a number")
             }
             return .double(d)
         case .timestamp:
-            let t = text.trimmingCharacters(in: .whitespaces)
+            let t = text.trimmingBlanks
             if t == "now" { return .timestamp(Int64((Date().timeIntervalSince1970 * 1000).rounded(.down))) }
             if let ms = Int64(t) {
                 guard ISO8601.validRange.contains(ms) else {
@@ -113,7 +113,7 @@ public struct ValueParser {
 
     /// `lat,lon` in degrees.
     public static func location(_ text: String, path: String) throws(CKError) -> Location {
-        let parts = text.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
+        let parts = text.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingBlanks }
         guard parts.count == 2, let lat = Double(parts[0]), let lon = Double(parts[1]) else {
             throw CKError.invalid("\(path): '\(text)' is not a location", hint: "write latitude,longitude in degrees, e.g. 37.33,-122.03")
         }

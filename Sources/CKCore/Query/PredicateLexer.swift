@@ -78,7 +78,8 @@ struct PredicateLexer {
 
     func text(_ from: Int, _ to: Int) -> String {
         var v = String.UnicodeScalarView()
-        v.append(contentsOf: scalars[max(0, from)..<min(to, scalars.count)])
+        // One scalar at a time: append(contentsOf:) is a generic whose first call costs more than a short query.
+        for c in scalars[max(0, from)..<min(to, scalars.count)] { v.append(c) }
         return String(v)
     }
 

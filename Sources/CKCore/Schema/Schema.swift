@@ -38,16 +38,16 @@ public struct FieldSchema: Equatable, Sendable {
 
     /// Reads a schema-language type name (the inverse of `schemaTypeName`); nil when it is not one.
     public init?(schemaTypeName name: String) {
-        var n = name.trimmingCharacters(in: .whitespaces)
+        var n = name.trimmingBlanks
         var list = false
         if n.hasPrefix("LIST<") && n.hasSuffix(">") {
             list = true
-            n = String(n.dropFirst(5).dropLast()).trimmingCharacters(in: .whitespaces)
+            n = String(n.dropFirst(5).dropLast()).trimmingBlanks
         }
         var encrypted = false
         if n.hasPrefix("ENCRYPTED ") {
             encrypted = true
-            n = String(n.dropFirst(10)).trimmingCharacters(in: .whitespaces)
+            n = String(n.dropFirst(10)).trimmingBlanks
         }
         if n == "NUMBER" || n.hasPrefix("NUMBER ") {
             var preferred: FieldType.Base? = nil

@@ -279,7 +279,7 @@ extension CKContainer {
                           let top = staging.filter({ rel.hasPrefix($0 + "/") }).max(by: { $0.count < $1.count }),
                           let root = staged[top] else { continue }
                     let path = root + rel.dropFirst(top.count)
-                    try FileIO.makeDirectory((path as NSString).deletingLastPathComponent)
+                    try FileIO.makeDirectory(PathName.parent(path))
                     var tail = ZoneLogContents()
                     for start in stride(from: 0, to: entries.count, by: CKDatabase.maxOperationsPerRequest) {
                         let chunk = Array(entries[start..<min(start + CKDatabase.maxOperationsPerRequest, entries.count)])

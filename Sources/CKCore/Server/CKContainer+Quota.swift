@@ -26,12 +26,12 @@ extension CKContainer {
     public static func parseSize(_ text: String) throws(CKError) -> Int64 {
         let units: [(String, Double)] = [("kib", 1024), ("mib", 1_048_576), ("gib", 1_073_741_824), ("tib", 1_099_511_627_776),
                                          ("kb", 1000), ("mb", 1_000_000), ("gb", 1_000_000_000), ("tb", 1_000_000_000_000), ("b", 1)]
-        let t = text.trimmingCharacters(in: .whitespaces).lowercased()
+        let t = text.trimmingBlanks.lowercased()
         // Longest units first, so that 5KiB is not read as 5Ki and B.
         let unit = units.first { t.hasSuffix($0.0) }
         let number = t.dropLast(unit?.0.count ?? 0)
         let factor = unit?.1 ?? 1
-        guard let n = Double(number.trimmingCharacters(in: .whitespaces)), n >= 0, n.isFinite, n * factor < 9.2e18 else {
+        guard let n = Double(number.trimmingBlanks), n >= 0, n.isFinite, n * factor < 9.2e18 else {
             throw CKError.invalid("'\(Names.describe(text))' is not a size",
                                   hint: "give bytes (5000000) or a number with a unit: B, KB, MB, GB, TB (powers of 1000), KiB, MiB, GiB, TiB (powers of 1024), e.g. 5MB or 1GiB")
         }

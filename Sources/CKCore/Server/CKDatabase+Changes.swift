@@ -50,15 +50,42 @@ public struct DatabaseChanges: Sendable {
 }
 
 extension CKDatabase {
+    /// Changes a server page holds when the caller sets no limit (CloudKit pages its feed too).
+    public static let changesPageSize = 400
+
     /// The changes of a custom zone since `token` (nil = from the beginning), at most `limit` records.
+    /// `countingPending: false` skips counting what is left (`pending` is then this page's count).
     public func zoneChanges(zone zoneName: String, since token: String? = nil, limit: Int? = nil,
-                            desiredKeys: [String]? = nil) throws(CKError) -> ZoneChanges {
+                            desiredKeys: [String]? = nil, countingPending: Bool = true) throws(CKError) -> ZoneChanges {
+        var answer: ZoneChanges? = nil
+        try feed(zone: zoneName, since: token, limit: limit, desiredKeys: desiredKeys, pageSize: nil,
+                 countingPending: countingPending) { (page) throws(CKError) in answer = page }
+        guard let answer else { throw CKError.internalError("the change feed of zone '\(zoneName)' returned no page") }
+        return answer
+    }
+
+    /// The changes of a custom zone since `token`, handed to `body` a page (at most `pageSize` changes) at a time
+    /// under one read of the store, as a client asks again while moreComing: memory holds one page. At most `limit`
+    /// changes in all; each page has its own token, and the last page's token and moreComing are the answer's.
+    public func zoneChanges(zone zoneName: String, since token: String? = nil, limit: Int? = nil, desiredKeys: [String]? = nil,
+                            pageSize: Int, countingPending: Bool = false,
+                            _ body: (ZoneChanges) throws(CKError) -> Void) throws(CKError) {
+        guard pageSize >= 1 else { throw CKError.invalid("pageSize must be at least 1, not \(pageSize)") }
+        try feed(zone: zoneName, since: token, limit: limit, desiredKeys: desiredKeys, pageSize: pageSize,
+                 countingPending: countingPending, body)
+    }
+
+    /// The feed behind both: checks the zone and token once, then reads page after page.
+    func feed(zone zoneName: String, since token: String?, limit: Int?, desiredKeys: [String]?, pageSize: Int?,
+              countingPending: Bool, _ body: (ZoneChanges) throws(CKError) -> Void) throws(CKError) {
         var previous: ChangeToken? = nil
-        return try perform(.zoneChanges, zone: zoneName, validate: { () throws(CKError) in
+        try perform(.zoneChanges, zone: zoneName, validate: { () throws(CKError) in
             try checkChangeFeed()
             if let limit, limit < 1 { throw CKError.invalid("resultsLimit must be at least 1, not \(limit)") }
             previous = try token.map { (t) throws(CKError) -> ChangeToken in try ChangeToken(decoding: t) }
-        }) { (state) throws(CKError) -> ZoneChanges in
+        }) { (state) throws(CKError) in
+            // A lost response of a read is a failed read: nothing is handed out.
+            if let lost = state.lostResponse { throw lost }
             guard let zone = state.zone else { throw CKError(.zoneNotFound, "Zone '\(zoneName)' does not exist") }
             guard !zone.zoneID.isDefault else {
                 throw CKError.invalid("Requests for records that have changed are allowed only in custom zones, not in _defaultZone",
@@ -83,46 +110,45 @@ extension CKDatabase {
                 throw CKError(.changeTokenExpired, "The change token is too old: the history of zone '\(zoneName)' before it was compacted",
                               hint: "toss the local copy of the zone and fetch again without a token")
             }
-            let (latest, last, cut, pending) = try latestChanges(env.logPath(database: scope, zone: zone.zoneID), since: since, limit: limit)
-            var high = last
-            var changes = latest.map { e -> RecordChange in
-                switch e {
-                case .save(let seq, var record):
-                    if let desiredKeys { record.fields = record.fields.filter { desiredKeys.contains($0.key) } }
-                    return RecordChange(recordName: record.recordName, recordType: record.recordType, record: record, seq: seq)
-                case .delete(let seq, let name, let type, _, _):
-                    return RecordChange(recordName: name, recordType: type, record: nil, seq: seq)
+            var source = try ChangeSource(self, path: env.logPath(database: scope, zone: zone.zoneID), since: since)
+            var pending = countingPending ? try source.count(after: since) : nil
+            var left = limit
+            while true {
+                let want = [left, pageSize].compactMap { $0 }.min()
+                let (latest, high, more) = try source.page(after: since, limit: want)
+                let changes = latest.map { e -> RecordChange in
+                    switch e {
+                    case .save(let seq, var record):
+                        if let desiredKeys { record.fields = record.fields.filter { desiredKeys.contains($0.key) } }
+                        return RecordChange(recordName: record.recordName, recordType: record.recordType, record: record, seq: seq)
+                    case .delete(let seq, let name, let type, _, _):
+                        return RecordChange(recordName: name, recordType: type, record: nil, seq: seq)
+                    }
                 }
+                let next = ChangeToken(kind: .zone, environment: environment, database: scope, owner: zone.zoneID.ownerRecordName,
+                                       zoneName: zone.zoneID.zoneName, zoneSeq: zone.seq, compacted: zone.compactedSeq,
+                                       // Compaction may have dropped the newest lines: a final token is past them.
+                                       position: more ? high : max(high, zone.seq, zone.compactedSeq))
+                try body(ZoneChanges(zoneID: zone.zoneID, changes: changes, syncToken: next.encoded, moreComing: more,
+                                     pending: pending ?? changes.count))
+                pending = pending.map { $0 - changes.count }
+                left = left.map { $0 - changes.count }
+                guard more, left.map({ $0 > 0 }) ?? true else { return }
+                since = high
             }
-            var more = cut
-            if let limit, changes.count > limit {
-                changes = Array(changes.prefix(limit))
-                more = true
-                high = changes.last?.seq ?? since
-            }
-            let next = ChangeToken(kind: .zone, environment: environment, database: scope, owner: zone.zoneID.ownerRecordName,
-                                   zoneName: zone.zoneID.zoneName, zoneSeq: zone.seq, compacted: zone.compactedSeq,
-                                   // Compaction may have dropped the newest lines: a final token is past them.
-                                   position: more ? high : max(high, zone.seq, zone.compactedSeq))
-            return ZoneChanges(zoneID: zone.zoneID, changes: changes, syncToken: next.encoded, moreComing: more, pending: pending)
         }
     }
 
-    /// The latest line of each record changed after `since` in a zone log, oldest first (at most `limit`), the newest
-    /// sequence number read, whether the limit cut the answer, and how many changes there were before it did. Through the index, only the part of the log after
-    /// `since` is read and only the records returned are parsed; without it, the whole log is folded.
-    func latestChanges(_ path: String, since: Int64, limit: Int?) throws(CKError) -> (entries: [LogEntry], high: Int64, more: Bool, pending: Int) {
-        if let index = try env.index() {
-            let valid = try index.sync(path, warnings: &env.warnings).validLength
-            return try ZoneLog.changes(path, since: since, limit: limit, live: try index.live(path, after: since), valid: valid)
-        }
+    /// The latest line of each record changed after `since` in a zone log, oldest first: folded from the whole log
+    /// without the index (once per feed, then handed out in pages), or read a page at a time through it.
+    func latestChanges(_ path: String, since: Int64) throws(CKError) -> (entries: [LogEntry], high: Int64) {
         var latest: [String: LogEntry] = [:]
         var high = since
         for e in try env.readLog(path).entries {
             high = max(high, e.seq)
             if e.seq > since { latest[e.recordName] = e }
         }
-        return (latest.values.sorted { $0.seq < $1.seq }, high, false, latest.count)
+        return (latest.values.sorted { $0.seq < $1.seq }, high)
     }
 
     /// The custom zones of this database created, changed or deleted since `token`, at most `limit` zones.

@@ -26,8 +26,17 @@ extension CKDatabase {
         throw access.denial(.read, type: request.recordType, record: nil, schema: schema)
     }
 
+    /// The predicate without white space around it (Unicode White_Space, as Foundation's whitespacesAndNewlines,
+    /// without bridging to NSString for every query).
+    static func trimmed(_ text: String) -> String {
+        let scalars = text.unicodeScalars
+        guard let first = scalars.firstIndex(where: { !$0.properties.isWhitespace }),
+              let last = scalars.lastIndex(where: { !$0.properties.isWhitespace }) else { return "" }
+        return String(Substring(text.unicodeScalars[first...last]))
+    }
+
     func makePlan(_ request: QueryRequest, schema: Schema) throws(CKError) -> (plan: QueryPlan, searchable: [String]) {
-        let text = request.predicate?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
+        let text = request.predicate.map(CKDatabase.trimmed) ?? ""
         var compiler = try QueryCompiler(recordType: request.recordType, schema: schema, environment: environment,
                                          predicateText: text, now: store.now())
         let node = text.isEmpty ? PredicateNode.constant(true, column: 1) : try PredicateParser.parse(text, arguments: request.arguments)
@@ -121,8 +130,10 @@ extension CKDatabase {
                 if let q = try index.sqlQuery(log: try index.key(path), recordType: plan.recordType, filters: plan.filters, sort: plan.sort,
                                           sortColumn: sortColumn(plan, schema: schema), after: after,
                                               driverLimit: container.store.queryDriverLimit) {
+                    // The log is opened once for the page (under the lock, so it is the file the index describes).
+                    let log = try ReadHandle(path)
                     try index.rows(q) { (offset, length) throws(CKError) -> Bool in
-                        guard let r = try RecordIndex.read(path, at: (offset, length)), r.recordType == plan.recordType,
+                        guard let r = try RecordIndex.read(path, at: (offset, length), handle: log), r.recordType == plan.recordType,
                               plan.filters.allSatisfy({ $0.matches(r, searchableFields: searchable) }),
                               state.access.allows(.read, type: r.recordType, record: r, schema: schema) else { return true }
                         let key = SortKey(values: plan.sort.map { sortValue(r, $0) }, zone: z.zoneID.zoneName, name: r.recordName)

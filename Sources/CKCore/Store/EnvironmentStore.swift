@@ -44,7 +44,7 @@ final class EnvironmentStore {
     /// Runs `body` holding the environment's lock (exclusive for writers, shared for readers).
     /// `recover: false` (doctor without --repair) leaves an interrupted operation for the caller to report.
     func locked<T>(exclusive: Bool, recover: Bool = true, _ body: () throws(CKError) -> T) throws(CKError) -> T {
-        let containerDir = (dir as NSString).deletingLastPathComponent
+        let containerDir = PathName.parent(dir)
         guard FileIO.exists(containerDir + "/container.json") else {
             throw CKError(.badContainer, "container at \(containerDir) no longer exists")
         }
@@ -128,7 +128,7 @@ final class EnvironmentStore {
     /// The public database's logs and the private logs of the owners `owns` accepts (by user record name).
     func logPaths(ownedBy owns: (String) -> Bool) -> [String] {
         allLogPaths().filter { p in
-            p.hasPrefix(dir + "/public/") || owns(((p as NSString).deletingLastPathComponent as NSString).lastPathComponent)
+            p.hasPrefix(dir + "/public/") || owns(PathName.last(PathName.parent(p)))
         }
     }
 

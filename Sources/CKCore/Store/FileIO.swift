@@ -24,32 +24,7 @@ enum FileIO {
 
     /// `count` bytes from `offset` (nil: the last `count` bytes), fewer at the end of the file.
     static func readRange(_ path: String, from offset: Int?, count: Int) throws(CKError) -> [UInt8]? {
-        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
-        if fd < 0 {
-            if errno == ENOENT { return nil }
-            if errno == ELOOP { throw refusedSymlink(path) }
-            throw CKError.internalError("cannot read \(path): \(errnoText())")
-        }
-        defer { close(fd) }
-        var st = Glibc.stat()
-        guard fstat(fd, &st) == 0 else { throw CKError.internalError("cannot stat \(path): \(errnoText())") }
-        // Reads stop at the size fstat reports: a FIFO or device planted in the store reads as empty and can't hang
-        // (O_NONBLOCK), and a user's /dev/null reads as the empty file it is.
-        let size = (st.st_mode & S_IFMT) == S_IFREG ? Int(st.st_size) : 0
-        let start = offset.map { min(max(0, $0), size) } ?? size - min(size, count)
-        var out = [UInt8](repeating: 0, count: min(size - start, count))
-        var done = 0
-        while done < out.count {
-            let n = out.withUnsafeMutableBytes { buf -> Int in
-                guard let base = buf.baseAddress else { return 0 }
-                return pread(fd, base + done, buf.count - done, off_t(start + done))
-            }
-            if n < 0 { if errno == EINTR { continue }; throw CKError.internalError("cannot read \(path): \(errnoText())") }
-            if n == 0 { break }
-            done += n
-        }
-        if done < out.count { out.removeLast(out.count - done) }
-        return out
+        try ReadHandle(path)?.read(from: offset, count: count)
     }
 
     /// A caller's own file, outside the store, read to its end: links are followed and a FIFO or device reads as
@@ -101,9 +76,9 @@ enum FileIO {
 
     /// Creates a new file with an unpredictable name beside `path` (O_EXCL, O_NOFOLLOW); returns its path and fd.
     static func createTemporary(beside path: String) throws(CKError) -> (path: String, fd: Int32) {
-        let dir = (path as NSString).deletingLastPathComponent
+        let dir = PathName.parent(path)
         // Short enough that a name of 255 bytes still fits after the prefix is cut.
-        let name = String((path as NSString).lastPathComponent.prefix(200))
+        let name = String(PathName.last(path).prefix(200))
         while true {
             // Random, so it can't be guessed in advance; the pid last, so a leftover names the process that left it.
             let tmp = dir + "/." + name + ".tmp-" + String(UInt64.random(in: 0...UInt64.max), radix: 36) + "-\(getpid())"
@@ -116,7 +91,7 @@ enum FileIO {
     /// Replaces a file whole: a reader sees the old or the new content, never a mix, even after a crash.
     /// A symlink or other non-regular file at `path` is refused rather than replaced.
     static func atomicWrite(_ path: String, _ bytes: [UInt8]) throws(CKError) {
-        let dir = (path as NSString).deletingLastPathComponent
+        let dir = PathName.parent(path)
         var st = Glibc.stat()
         if lstat(path, &st) == 0 {
             if (st.st_mode & S_IFMT) == S_IFLNK { throw refusedSymlink(path) }
@@ -153,7 +128,7 @@ enum FileIO {
         guard fstat(fd, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else { throw notRegular(path) }
         try writeAll(fd, bytes, path: path)
         if sync { guard fsync(fd) == 0 else { throw CKError.internalError("cannot sync \(path): \(errnoText())") } }
-        if !existed { syncDirectory((path as NSString).deletingLastPathComponent) }
+        if !existed { syncDirectory(PathName.parent(path)) }
     }
 
     /// fsyncs a file that was appended to without syncing.
@@ -215,7 +190,7 @@ enum FileIO {
             if (st.st_mode & S_IFMT) == S_IFLNK { throw refusedSymlink(path) }
             throw CKError.corrupt(path: path, "is not a directory")
         }
-        let parent = (path as NSString).deletingLastPathComponent
+        let parent = PathName.parent(path)
         if !parent.isEmpty && parent != path { try makeDirectory(parent) }
         if mkdir(path, 0o755) != 0 && errno != EEXIST {
             throw CKError.internalError("cannot create directory \(path): \(errnoText())")
@@ -247,14 +222,23 @@ enum FileIO {
 
     /// Names in a directory (empty when it does not exist), sorted.
     static func list(_ dir: String) -> [String] {
-        guard isDirectory(dir) else { return [] }
-        return ((try? FileManager.default.contentsOfDirectory(atPath: dir)) ?? []).sorted()
+        guard isDirectory(dir), let d = opendir(dir) else { return [] }
+        defer { closedir(d) }
+        // readdir(3), not FileManager: every command lists the store's intent directory.
+        var names: [String] = []
+        while let entry = readdir(d) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
+            }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names.sorted()
     }
 
     /// Removes a tree: renamed aside first so a crash never leaves it half-removed under its real name.
     static func removeTree(_ path: String) throws(CKError) {
         guard lexists(path) else { return }
-        let dir = (path as NSString).deletingLastPathComponent
+        let dir = PathName.parent(path)
         // A short name: the original may already be as long as a file name can be.
         let trash = dir + "/" + deletingPrefix + String(UInt64.random(in: 0...UInt64.max), radix: 36) + "-\(getpid())"
         guard rename(path, trash) == 0 else { throw CKError.internalError("cannot remove \(path): \(errnoText())") }

@@ -80,7 +80,7 @@ final class Intent {
         for (i, step) in steps.enumerated() {
             let target = base + "/" + step.path
             let new = newPath(base: base, pending: pending, i), old = oldPath(base: base, pending: pending, i)
-            let parent = (target as NSString).deletingLastPathComponent
+            let parent = PathName.parent(target)
             if step.replaced {
                 // The new version is gone only once it was renamed in.
                 guard FileIO.lexists(new) else { continue }

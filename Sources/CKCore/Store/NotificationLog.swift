@@ -69,7 +69,7 @@ enum NotificationLog {
     /// Appends whole lines and fsyncs them; a torn tail left by a crash is cut first, a missing final newline added.
     static func append(_ path: String, _ entries: [Entry]) throws(CKError) {
         guard !entries.isEmpty else { return }
-        try FileIO.makeDirectory((path as NSString).deletingLastPathComponent)
+        try FileIO.makeDirectory(PathName.parent(path))
         var prefix: [UInt8] = []
         if let last = try FileIO.readTail(path, count: 1), let byte = last.first, byte != 0x0A {
             let c = try read(path)

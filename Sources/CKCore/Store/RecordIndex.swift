@@ -4,7 +4,7 @@ import Foundation
 /// its change tag and sequence number, and the values of its fields — so fetch, save and query cost
 /// stays flat as logs grow. The logs stay the truth: a missing, stale or damaged index is rebuilt.
 final class RecordIndex {
-    static let formatVersion = "6"
+    static let formatVersion = "7"
     let path: String
     let envDir: String
     let db: SQLiteConnection
@@ -35,7 +35,8 @@ final class RecordIndex {
         if let v = version, try v.step(), v.text(0) == RecordIndex.formatVersion { return }
         try db.exec("""
             DROP TABLE IF EXISTS meta; DROP TABLE IF EXISTS logs; DROP TABLE IF EXISTS records;
-            DROP TABLE IF EXISTS vals; DROP TABLE IF EXISTS refs; DROP TABLE IF EXISTS log_ids; DROP TABLE IF EXISTS toks;
+            DROP TABLE IF EXISTS vals; DROP TABLE IF EXISTS refs; DROP TABLE IF EXISTS log_ids; DROP TABLE IF EXISTS deletes;
+            DROP TABLE IF EXISTS toks;
             CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT);
             CREATE TABLE log_ids(path TEXT PRIMARY KEY, id INTEGER NOT NULL UNIQUE);
             CREATE TABLE logs(log INTEGER PRIMARY KEY, size INTEGER, inode INTEGER, mtime INTEGER, ctime INTEGER, valid INTEGER,
@@ -45,6 +46,9 @@ final class RecordIndex {
             CREATE INDEX records_type ON records(log, type, name);
             CREATE INDEX records_created ON records(log, type, created, name);
             CREATE INDEX records_modified ON records(log, type, modified, name);
+            CREATE INDEX records_seq ON records(log, seq);
+            CREATE TABLE deletes(log INTEGER, seq INTEGER, name TEXT, type TEXT, PRIMARY KEY(log, seq, name)) WITHOUT ROWID;
+            CREATE INDEX deletes_name ON deletes(log, name, seq);
             CREATE TABLE vals(log INTEGER, name TEXT, field TEXT, num REAL, txt TEXT, fold TEXT);
             CREATE INDEX vals_num ON vals(log, field, num, name);
             CREATE INDEX vals_txt ON vals(log, field, txt, name);
@@ -191,7 +195,7 @@ final class RecordIndex {
     }
 
     private func forget(_ log: Int64) throws(SQLiteConnection.Failure) {
-        for table in ["records", "vals", "toks", "refs", "logs"] {
+        for table in ["records", "vals", "toks", "refs", "deletes", "logs"] {
             try db.prepare("DELETE FROM \(table) WHERE log = ?1").run([log])
         }
     }
@@ -212,6 +216,8 @@ final class RecordIndex {
         let clearRefs = try db.prepare("DELETE FROM refs WHERE log = ?1 AND name = ?2")
         let addVal = try db.prepare("INSERT INTO vals(log, name, field, num, txt, fold) VALUES(?1, ?2, ?3, ?4, ?5, ?6)")
         let addRef = try db.prepare("INSERT INTO refs(log, name, target, action) VALUES(?1, ?2, ?3, ?4)")
+        // Every deletion is kept (the change feed tells a record's latest one by name); saves don't touch them.
+        let addDelete = try db.prepare("INSERT OR IGNORE INTO deletes(log, seq, name, type) VALUES(?1, ?2, ?3, ?4)")
         for (i, e) in entries.enumerated() {
             switch e {
             case .save(let seq, let r):
@@ -228,8 +234,9 @@ final class RecordIndex {
                     }
                     for ref in RecordIndex.references(value) { try addRef.run([log, r.recordName, ref.recordName, ref.action.rawValue]) }
                 }
-            case .delete(_, let name, _, _, _):
+            case .delete(let seq, let name, let type, _, _):
                 try remove.run([log, name])
+                try addDelete.run([log, seq, name, type])
                 try clearRefs.run([log, name])
                 if ready {
                     try dropTokens(log, name)
@@ -287,8 +294,13 @@ final class RecordIndex {
         return try RecordIndex.read(logPath, at: loc)
     }
 
-    static func read(_ logPath: String, at loc: (offset: Int, length: Int)) throws(CKError) -> Record? {
-        guard let bytes = try FileIO.readRange(logPath, from: loc.offset, count: loc.length), bytes.count == loc.length,
+    /// The record on an indexed line; `handle`, the log already open, saves an open and a close per line.
+    static func read(_ logPath: String, at loc: (offset: Int, length: Int), handle: ReadHandle? = nil) throws(CKError) -> Record? {
+        let bytes: [UInt8]?
+        if let handle { bytes = try handle.read(from: loc.offset, count: loc.length) } else {
+            bytes = try FileIO.readRange(logPath, from: loc.offset, count: loc.length)
+        }
+        guard let bytes, bytes.count == loc.length,
               case .save(_, let r)? = entry(bytes[...], logPath) else {
             throw CKError.internalError("index \(logPath): the indexed line at byte \(loc.offset) is not a record",
                                         hint: "the index is stale; delete .index.sqlite and ck rebuilds it")
@@ -337,7 +349,7 @@ final class RecordIndex {
     /// Forgets every log (a reset deleted them).
     func clear() throws(CKError) {
         try wrap { () throws(SQLiteConnection.Failure) in
-            try db.exec("DELETE FROM records; DELETE FROM vals; DELETE FROM toks; DELETE FROM refs; DELETE FROM logs;")
+            try db.exec("DELETE FROM records; DELETE FROM vals; DELETE FROM toks; DELETE FROM refs; DELETE FROM deletes; DELETE FROM logs;")
         }
     }
 }

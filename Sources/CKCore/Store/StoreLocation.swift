@@ -16,16 +16,16 @@ public struct StoreLocation: Equatable, Sendable {
         func absolute(_ p: String) -> String {
             let expanded = (p as NSString).expandingTildeInPath
             let full = expanded.hasPrefix("/") ? expanded : workingDirectory + "/" + expanded
-            return (full as NSString).standardizingPath
+            return canonical(full)
         }
         if let d = dataDir, !d.isEmpty { return StoreLocation(path: absolute(d), source: .flag) }
         if let d = environment["CK_DATA_DIR"], !d.isEmpty { return StoreLocation(path: absolute(d), source: .environment) }
-        var dir = (workingDirectory as NSString).standardizingPath
+        var dir = canonical(workingDirectory)
         while true {
             let candidate = dir == "/" ? "/.ck" : dir + "/.ck"
             if FileIO.exists(candidate + "/ck.json") { return StoreLocation(path: candidate, source: .project) }
             if dir == "/" || dir.isEmpty { break }
-            dir = (dir as NSString).deletingLastPathComponent
+            dir = PathName.parent(dir)
         }
         let dataHome: String
         if let x = environment["XDG_DATA_HOME"], x.hasPrefix("/") {
@@ -35,5 +35,16 @@ public struct StoreLocation: Equatable, Sendable {
             dataHome = home + "/.local/share"
         }
         return StoreLocation(path: dataHome + "/ck", source: .user)
+    }
+
+    /// An absolute path without symbolic links, `.` or `..`: realpath(3) when the path exists (every command
+    /// but the one that creates the store), else Foundation's standardizingPath, which also copes with missing
+    /// components but costs a fifth of a fetch in a static binary.
+    static func canonical(_ path: String) -> String {
+        if let resolved = realpath(path, nil) {
+            defer { free(resolved) }
+            return String(cString: resolved)
+        }
+        return (path as NSString).standardizingPath
     }
 }

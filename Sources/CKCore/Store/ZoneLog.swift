@@ -212,7 +212,7 @@ enum ZoneLog {
             }
             try FileIO.truncate(path, to: contents.validLength)
         }
-        try FileIO.makeDirectory((path as NSString).deletingLastPathComponent)
+        try FileIO.makeDirectory(PathName.parent(path))
         var out: [UInt8] = contents.missingNewline ? [0x0A] : []
         var spans: [(offset: Int, length: Int)] = []
         out.reserveCapacity(entries.count * 512)
@@ -233,7 +233,7 @@ enum ZoneLog {
         let root = String(path[..<r.lowerBound])
         let stamp = ISO8601.format(milliseconds: Int64((Date().timeIntervalSince1970 * 1000).rounded(.down))).replacingOccurrences(of: ":", with: "-")
         let dest = root + "/lost+found/" + stamp + "/" + String(path[path.index(after: r.lowerBound)...]) + ".cut-\(offset)"
-        try FileIO.makeDirectory((dest as NSString).deletingLastPathComponent)
+        try FileIO.makeDirectory(PathName.parent(dest))
         return dest
     }
 

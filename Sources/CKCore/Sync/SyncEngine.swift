@@ -418,9 +418,9 @@ public struct SyncEngine {
         report.pulled.append(.init(zoneName: zone, saved: 0, deleted: 0, zoneDeleted: true))
     }
 
-    /// Changes fetched per zoneChanges call while pulling: memory holds one page (a few MB), whatever the zone's
-    /// size. Each page reads the index rows after its token, so pages much smaller than this cost more in all.
-    static let pullPageSize = 5_000
+    /// Changes fetched per zoneChanges call while pulling: memory holds one page, whatever the zone's size. A page
+    /// costs the same wherever it starts (the index reads it by sequence number), so pages can be small.
+    static let pullPageSize = 400
 
     /// Fetches a zone's changes page by page and applies them, with the zone's new token, in one transaction.
     /// A refusal from the server rolls the transaction back; the zone is then fetched again, recreated,
@@ -492,9 +492,10 @@ public struct SyncEngine {
         while true {
             let page: ZoneChanges
             do {
-                let since = token
+                let since = token, first = done == 0
+                // What is left is counted once, for progress; later pages only take their part off it.
                 page = try call("zoneChanges", zone: zone, &report) { () throws(CKError) in
-                    try db.zoneChanges(zone: zone, since: since, limit: SyncEngine.pullPageSize)
+                    try db.zoneChanges(zone: zone, since: since, limit: SyncEngine.pullPageSize, countingPending: first)
                 }
             } catch {
                 try refuse(error)

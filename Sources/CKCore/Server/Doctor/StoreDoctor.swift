@@ -68,9 +68,9 @@ public struct StoreDoctor {
             lostFound = store.root + "/lost+found/" + stamp
         }
         guard let base = lostFound else { return nil }
-        let rel = path.hasPrefix(store.root + "/") ? String(path.dropFirst(store.root.count + 1)) : (path as NSString).lastPathComponent
+        let rel = path.hasPrefix(store.root + "/") ? String(path.dropFirst(store.root.count + 1)) : PathName.last(path)
         let dest = base + "/" + rel
-        do throws(CKError) { try FileIO.makeDirectory((dest as NSString).deletingLastPathComponent) } catch {
+        do throws(CKError) { try FileIO.makeDirectory(PathName.parent(dest)) } catch {
             // Nothing is repaired that would lose data: what needed lost+found stays as it was.
             let message = "can't keep what a repair removes: \(error.reason)"
             if !findings.contains(where: { $0.message == message }) {
