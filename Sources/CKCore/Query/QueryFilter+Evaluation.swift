@@ -62,17 +62,30 @@ extension QueryFilter {
     func matches(_ record: Record, searchableFields: [String]) -> Bool {
         if comparator == .CONTAINS_ALL_TOKENS || comparator == .CONTAINS_ANY_TOKENS {
             guard case .string(let text) = value else { return false }
-            var have = Set<String>()
-            for f in searchableFields {
+            // Each wanted token is ticked off as the record's tokens go by, compared as bytes; reading stops once
+            // the answer is known.
+            let want = Tokenizer.tokens(text).map { Array($0.utf8) }
+            var found = [Bool](repeating: false, count: want.count)
+            var missing = want.count
+            let all = comparator == .CONTAINS_ALL_TOKENS
+            func see(_ token: UnsafeBufferPointer<UInt8>) -> Bool {
+                for (i, w) in want.enumerated() where !found[i] && w.count == token.count {
+                    if w.withUnsafeBufferPointer({ $0.elementsEqual(token) }) {
+                        found[i] = true
+                        missing -= 1
+                    }
+                }
+                return all ? missing > 0 : missing == want.count
+            }
+            for f in searchableFields where all ? missing > 0 : missing == want.count {
                 switch record.fields[f] {
-                case .string(let s)?: have.formUnion(Tokenizer.tokens(s))
+                case .string(let s)?: Tokenizer.forEachTokenBytes(s, see)
                 case .list(.string, let items)?:
-                    for case .string(let s) in items { have.formUnion(Tokenizer.tokens(s)) }
+                    for case .string(let s) in items { Tokenizer.forEachTokenBytes(s, see) }
                 default: break
                 }
             }
-            let want = Tokenizer.tokens(text)
-            return comparator == .CONTAINS_ALL_TOKENS ? want.allSatisfy(have.contains) : want.contains(where: have.contains)
+            return all ? missing == 0 : missing < want.count
         }
         guard let actual = queryValue(of: record, field: field) else { return false }
         let members: [QueryValue] = { if case .list(let items) = actual { return items }; return [] }()

@@ -17,13 +17,13 @@ final class ReadHandle {
         if fd < 0 {
             if errno == ENOENT { return nil }
             if errno == ELOOP { throw FileIO.refusedSymlink(path) }
-            throw CKError.internalError("cannot read \\(path): \\(FileIO.errnoText())")
+            throw CKError.internalError("cannot read \(path): \(FileIO.errnoText())")
         }
         var st = Glibc.stat()
         guard fstat(fd, &st) == 0 else {
             let why = FileIO.errnoText()
             close(fd)
-            throw CKError.internalError("cannot stat \\(path): \\(why)")
+            throw CKError.internalError("cannot stat \(path): \(why)")
         }
         self.path = path
         self.fd = fd
@@ -42,7 +42,7 @@ final class ReadHandle {
                 guard let base = buf.baseAddress else { return 0 }
                 return pread(fd, base + done, buf.count - done, off_t(start + done))
             }
-            if n < 0 { if errno == EINTR { continue }; throw CKError.internalError("cannot read \\(path): \\(FileIO.errnoText())") }
+            if n < 0 { if errno == EINTR { continue }; throw CKError.internalError("cannot read \(path): \(FileIO.errnoText())") }
             if n == 0 { break }
             done += n
         }

@@ -6,9 +6,10 @@ import Glibc
 /// Queries answered through the index: SQL narrows and orders the candidates, Swift checks every filter
 /// again on the records it reads, so the answers are exactly those of a full scan.
 extension RecordIndex {
-    /// Builds the field-value index of a log on first use (bulk loads don't pay for it). Records are read one
-    /// line at a time through their locations, so memory stays flat; the value indexes are rebuilt in one
-    /// sort after the rows are in, which is far cheaper than growing them row by row.
+    /// Builds the field-value and token indexes of a log on first use (bulk loads don't pay for it). Records are
+    /// read one line at a time through their locations, so memory stays flat; the value indexes are rebuilt in
+    /// one sort after the rows are in, which is far cheaper than growing them row by row, and the tokens are
+    /// gathered and written token by token (`TokenPostings`).
     func ensureValues(_ logPath: String, warnings: inout [String]) throws(CKError) {
         let log = try key(logPath)
         // A zone nobody wrote to has no log, and nothing to index.
@@ -16,7 +17,8 @@ extension RecordIndex {
         if try wrap({ () throws(SQLiteConnection.Failure) -> Bool in try valuesReady(log) }) { return }
         var locations: [(Int, Int)] = []
         try wrap { () throws(SQLiteConnection.Failure) in
-            let s = try db.prepare("SELECT off, len FROM records WHERE log = ?1 ORDER BY off")
+            // In name order, so each token's records come in the order `toks` keeps them.
+            let s = try db.prepare("SELECT off, len FROM records WHERE log = ?1 ORDER BY name")
             try s.bind([log])
             while try s.step() { locations.append((Int(s.int(0)), Int(s.int(1)))) }
         }
@@ -26,9 +28,13 @@ extension RecordIndex {
         var failure: CKError? = nil
         try wrap { () throws(SQLiteConnection.Failure) in
             try db.transaction { () throws(SQLiteConnection.Failure) in
-                try db.exec("DROP INDEX IF EXISTS vals_num; DROP INDEX IF EXISTS vals_txt; DROP INDEX IF EXISTS vals_fold;")
+                try db.exec("""
+                    DROP INDEX IF EXISTS vals_num; DROP INDEX IF EXISTS vals_txt; DROP INDEX IF EXISTS vals_fold;
+                    """)
                 try db.prepare("DELETE FROM vals WHERE log = ?1").run([log])
+                try db.prepare("DELETE FROM toks WHERE log = ?1").run([log])
                 let add = try db.prepare("INSERT INTO vals(log, name, field, num, txt, fold) VALUES(?1, ?2, ?3, ?4, ?5, ?6)")
+                var postings = TokenPostings()
                 var buffer = [UInt8](repeating: 0, count: 1 << 16)
                 for (off, len) in locations where failure == nil {
                     if buffer.count < len { buffer = [UInt8](repeating: 0, count: len) }
@@ -46,7 +52,10 @@ extension RecordIndex {
                             try add.run([log, r.recordName, field, num, txt, txt.map(RecordIndex.fold)])
                         }
                     }
+                    postings.add(r)
+                    if postings.isFull { try postings.write(log, into: db) }
                 }
+                try postings.write(log, into: db)
                 try db.exec("""
                     CREATE INDEX vals_num ON vals(log, field, num, name);
                     CREATE INDEX vals_txt ON vals(log, field, txt, name);
@@ -56,6 +65,69 @@ extension RecordIndex {
             }
         }
         if let failure { throw failure }
+    }
+
+    // MARK: Search tokens
+
+    /// A record's search tokens, sorted and distinct, as token search makes them, from every STRING and
+    /// LIST<STRING> value (encrypted ones excepted: the server can't read them). Which fields a query
+    /// searches is left to its Swift check.
+    static func tokens(_ r: Record) -> [String] {
+        var out: [String] = []
+        func add(_ s: String) { Tokenizer.forEachToken(s) { out.append($0); return true } }
+        for value in r.fields.values {
+            switch value {
+            case .string(let s): add(s)
+            case .list(.string, let items): for case .string(let s) in items { add(s) }
+            default: break
+            }
+        }
+        out.sort()
+        var unique: [String] = []
+        unique.reserveCapacity(out.count)
+        for t in out where t != unique.last { unique.append(t) }
+        return unique
+    }
+
+    /// Strings as a JSON array, for `json_each`: many rows go in (or out) in one statement, which costs a
+    /// fraction of a statement per row.
+    static func jsonArray<S: Sequence>(_ strings: S) -> String where S.Element == String {
+        let hex = Array("0123456789abcdef".utf8)
+        var out: [UInt8] = [UInt8(ascii: "[")]
+        for s in strings {
+            if out.count > 1 { out.append(UInt8(ascii: ",")) }
+            out.append(UInt8(ascii: "\""))
+            for b in s.utf8 {
+                switch b {
+                case UInt8(ascii: "\""), UInt8(ascii: "\\"): out += [UInt8(ascii: "\\"), b]
+                case 0..<0x20: out += [UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"), hex[Int(b >> 4)], hex[Int(b & 15)]]
+                default: out.append(b)
+                }
+            }
+            out.append(UInt8(ascii: "\""))
+        }
+        out.append(UInt8(ascii: "]"))
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Indexes a record's search tokens (its rows must not be there yet).
+    func addTokens(_ log: Int64, _ r: Record) throws(SQLiteConnection.Failure) {
+        let tokens = RecordIndex.tokens(r)
+        guard !tokens.isEmpty else { return }
+        try db.prepare("INSERT OR IGNORE INTO toks(log, tok, name) SELECT ?1, value, ?2 FROM json_each(?3)")
+            .run([log, r.recordName, RecordIndex.jsonArray(tokens)])
+    }
+
+    /// Removes a record's search tokens. They are found from its strings in `vals` (a superset of what was
+    /// tokenized: reference names too), so this runs before those rows go, and `toks` needs no second index.
+    func dropTokens(_ log: Int64, _ name: String) throws(SQLiteConnection.Failure) {
+        let texts = try db.prepare("SELECT txt FROM vals INDEXED BY vals_rec WHERE log = ?1 AND name = ?2 AND txt IS NOT NULL")
+        try texts.bind([log, name])
+        var tokens: [String] = []
+        while try texts.step() { Tokenizer.forEachToken(texts.text(0)) { tokens.append($0); return true } }
+        guard !tokens.isEmpty else { return }
+        try db.prepare("DELETE FROM toks WHERE log = ?1 AND tok IN (SELECT value FROM json_each(?3)) AND name = ?2")
+            .run([log, name, RecordIndex.jsonArray(tokens)])
     }
 
     /// The SQL form of a query over one log: statements run in turn, each yielding rows in the final order.
@@ -72,11 +144,28 @@ extension RecordIndex {
         }
     }
 
-    /// A test on one field's rows in `vals`, written for a table alias: at least as wide as its filter.
+    /// A test on one field's rows in `vals`, or on a record's search tokens in `toks`, written for a table
+    /// alias: at least as wide as its filter.
     struct ValueTest {
         var field: String
         var sql: (_ args: inout SQLArguments, _ alias: String) -> String
+        /// On `toks` (token search) rather than on the field's rows of `vals`.
+        var tokens = false
+        /// An equality whose index lists the matching records by name, so it can drive a query in name order.
+        var byName = false
+
+        /// The test as conditions on its table's rows in the log `log`, for the alias `t`.
+        func conditions(_ a: inout SQLArguments, _ t: String, log: String) -> String {
+            if tokens { return "\(t).log = \(log) AND \(sql(&a, t))" }
+            return "\(t).log = \(log) AND \(t).field = \(a.add(.text(field))) AND \(sql(&a, t))"
+        }
+
+        /// The table the test reads.
+        var table: String { tokens ? "toks" : "vals" }
     }
+
+    /// What `ValueTest.field` says for a token test: no user field has a name starting with `___`.
+    static let tokenField = "___tokens"
 
     static func isASCII(_ s: String) -> Bool { s.utf8.allSatisfy { $0 < 0x80 } }
 
@@ -91,6 +180,9 @@ extension RecordIndex {
         case named
         /// The records one filter matches, read through that filter's index and then sorted.
         case driver(ValueTest)
+        /// The records an equality matches, read through its index in name order: a query in name order
+        /// stops after one page, however many records match.
+        case orderedDriver(ValueTest)
     }
 
     /// Plans a query, or nil when its order can't be produced by SQL. Filters SQL can't express exactly
@@ -98,7 +190,9 @@ extension RecordIndex {
     ///
     /// Conditions on the sort field narrow the ordered scan itself (`n >= 5000 --sort n` starts at 5000).
     /// Of the other filters, the one with the fewest index rows drives the query when it has few enough
-    /// (at most `driverLimit`); the rest are tested per row, and only on rows the scan reaches.
+    /// (at most `driverLimit`); the rest are tested per row, and only on rows the scan reaches. In name
+    /// order an equality (a token, a list member) drives it however many it matches, through its index in
+    /// name order. `driverLimit` 0 means no driver: the walk in sort order.
     func sqlQuery(log: Int64, recordType: String, filters: [QueryFilter], sort: [QuerySort], sortColumn: String,
                   after: SortKey?, driverLimit: Int) throws(CKError) -> SQLQuery? {
         // SQLite's expression depth is bounded (1000): a very long AND is evaluated without SQL instead.
@@ -120,25 +214,39 @@ extension RecordIndex {
         for f in filters {
             if f.field == "___recordID", f.comparator == .EQUALS, case .string(let n) = f.value {
                 names.append(n)
-            } else if let t = RecordIndex.valueTest(f) {
-                tests.append(t)
+            } else {
+                // Leaving a test out only widens the candidates.
+                for t in RecordIndex.valueTests(f) where tests.count < RecordIndex.maxSQLFilters { tests.append(t) }
             }
         }
         let onSort = tests.filter { $0.field == sortField }
         var others = tests.filter { $0.field != sortField }
 
+        let inNameOrder = field == nil || field == "___recordID"
         var source = Source.ordered
         if !names.isEmpty {
             source = .named
+        } else if inNameOrder, driverLimit > 0, others.count == 1, let only = others.first, only.byName {
+            // Nothing to compare it with: it drives, however many records it matches.
+            source = .orderedDriver(only)
+            others = []
         } else if !others.isEmpty {
             var best = onSort.isEmpty ? driverLimit : try estimate(log: log, onSort, limit: driverLimit)
-            var chosen: Int? = nil
+            var chosen: (index: Int, inOrder: Bool)? = nil
             for (i, t) in others.enumerated() where best > 0 {
                 let n = try estimate(log: log, [t], limit: driverLimit)
-                if n < best { best = n; chosen = i }
+                let inOrder = inNameOrder && t.byName
+                // In name order an equality's index beats the walk even at the limit: its rows are a subset.
+                if n < best || (n == best && inOrder && chosen?.inOrder != true) { best = n; chosen = (i, inOrder) }
             }
-            if let chosen { source = .driver(others.remove(at: chosen)) }
+            if let chosen {
+                let t = others.remove(at: chosen.index)
+                source = chosen.inOrder ? .orderedDriver(t) : .driver(t)
+            }
         }
+        // In name order through an equality's index, the names come from its rows.
+        let nameColumn: String
+        if case .orderedDriver = source { nameColumn = "d.name" } else { nameColumn = "r.name" }
 
         /// One statement: rows from `source`, joined to the sort field's values when `joinSort`.
         func statement(joinSort: Bool, _ extra: (inout SQLArguments) -> [String], order: String) -> (sql: String, args: [SQLiteValue]) {
@@ -151,10 +259,12 @@ extension RecordIndex {
             case .ordered: from = joinSort ? "vals s CROSS JOIN records r" : "records r"
             case .named: from = joinSort ? "records r CROSS JOIN vals s INDEXED BY vals_rec" : "records r"
             case .driver(let t):
-                let f = a.add(.text(t.field))
-                from = "(SELECT DISTINCT d.name FROM vals d WHERE d.log = ?1 AND d.field = \(f) AND \(t.sql(&a, "d"))) dn CROSS JOIN records r"
+                from = "(SELECT DISTINCT d.name FROM \(t.table) d WHERE \(t.conditions(&a, "d", log: "?1"))) dn CROSS JOIN records r"
                     + (joinSort ? " CROSS JOIN vals s INDEXED BY vals_rec" : "")
                 conds.append("r.name = dn.name")
+            case .orderedDriver(let t):
+                from = "\(t.table) d CROSS JOIN records r"
+                conds += [t.conditions(&a, "d", log: "?1"), "r.name = d.name"]
             }
             if joinSort, let f = sortField {
                 conds += ["s.log = ?1", "s.field = \(a.add(.text(f)))", "s.name = r.name"]
@@ -163,15 +273,20 @@ extension RecordIndex {
             conds += extra(&a)
             for n in names { conds.append("r.name = \(a.add(.text(n)))") }
             for t in others {
-                let f = a.add(.text(t.field))
-                conds.append("EXISTS (SELECT 1 FROM vals v INDEXED BY vals_rec WHERE v.log = r.log AND v.name = r.name AND v.field = \(f) AND \(t.sql(&a, "v")))")
+                if t.tokens {
+                    conds.append("EXISTS (SELECT 1 FROM toks v WHERE v.log = r.log AND v.name = r.name AND \(t.sql(&a, "v")))")
+                } else {
+                    let f = a.add(.text(t.field))
+                    conds.append("EXISTS (SELECT 1 FROM vals v INDEXED BY vals_rec WHERE v.log = r.log AND v.name = r.name AND v.field = \(f) AND \(t.sql(&a, "v")))")
+                }
             }
             return ("SELECT r.off, r.len FROM \(from) WHERE \(conds.joined(by: " AND ")) ORDER BY \(order)", a.values)
         }
 
         switch field {
         case nil, "___recordID"?:
-            let phase = statement(joinSort: false, { a in after.map { ["r.name \(cmp) \(a.add(.text($0.name)))"] } ?? [] }, order: "r.name\(dir)")
+            let phase = statement(joinSort: false, { a in after.map { ["\(nameColumn) \(cmp) \(a.add(.text($0.name)))"] } ?? [] },
+                                  order: "\(nameColumn)\(dir)")
             return SQLQuery(phases: [phase])
         case "___createTime"?, "___modTime"?:
             let col = field == "___createTime" ? "r.created" : "r.modified"
@@ -206,12 +321,12 @@ extension RecordIndex {
         }
     }
 
-    /// How many rows of `vals` the tests (all on one field) match, counting no further than `limit`.
+    /// How many index rows the tests (all on one field, or one token test) match, counting no further than `limit`.
     private func estimate(log: Int64, _ tests: [ValueTest], limit: Int) throws(CKError) -> Int {
-        guard let field = tests.first?.field else { return 0 }
-        var a = SQLArguments(values: [.int(log), .text(field)])
-        let conds = tests.map { $0.sql(&a, "d") }.joined(by: " AND ")
-        let sql = "SELECT count(*) FROM (SELECT 1 FROM vals d WHERE d.log = ?1 AND d.field = ?2 AND \(conds) LIMIT \(limit))"
+        guard let first = tests.first else { return 0 }
+        var a = SQLArguments(values: [.int(log)])
+        let conds = tests.map { $0.conditions(&a, "d", log: "?1") }.joined(by: " AND ")
+        let sql = "SELECT count(*) FROM (SELECT 1 FROM \(first.table) d WHERE \(conds) LIMIT \(limit))"
         return try wrap { () throws(SQLiteConnection.Failure) -> Int in
             let s = try db.prepare(sql)
             try s.bind(a.values)
@@ -231,11 +346,30 @@ extension RecordIndex {
         }
     }
 
-    /// A test on a user field's indexed values at least as wide as the filter (the Swift check narrows
-    /// it), or nil to leave the filter to Swift.
+    /// Tests on the index at least as wide as the filter together (the Swift check narrows them): one per
+    /// token of a token search, at most one for other filters; none leaves the filter to Swift.
+    static func valueTests(_ f: QueryFilter) -> [ValueTest] {
+        if f.comparator == .CONTAINS_ALL_TOKENS || f.comparator == .CONTAINS_ANY_TOKENS {
+            guard case .string(let text) = f.value else { return [] }
+            var seen = Set<String>()
+            let tokens = Tokenizer.tokens(text).filter { seen.insert($0).inserted }
+            if f.comparator == .CONTAINS_ANY_TOKENS {
+                guard !tokens.isEmpty else { return [] }
+                return [ValueTest(field: tokenField, sql: { a, t in
+                    "(" + tokens.map { "\(t).tok = \(a.add(.text($0)))" }.joined(separator: " OR ") + ")"
+                }, tokens: true, byName: tokens.count == 1)]
+            }
+            return tokens.map { token in
+                ValueTest(field: tokenField, sql: { a, t in "\(t).tok = \(a.add(.text(token)))" }, tokens: true, byName: true)
+            }
+        }
+        return valueTest(f).map { [$0] } ?? []
+    }
+
+    /// A test on a user field's indexed values at least as wide as the filter, or nil to leave it to Swift.
     static func valueTest(_ f: QueryFilter) -> ValueTest? {
-        // System fields live in the records table; token search has no index.
-        if f.field.hasPrefix("___") || f.comparator == .CONTAINS_ALL_TOKENS || f.comparator == .CONTAINS_ANY_TOKENS { return nil }
+        // System fields live in the records table.
+        if f.field.hasPrefix("___") { return nil }
         /// Column and value an equality tests; strings compare case-folded (ASCII values only, where
         /// folding is unambiguous).
         func equality(_ v: QueryValue) -> (column: String, value: SQLiteValue)? {
@@ -249,7 +383,7 @@ extension RecordIndex {
         switch f.comparator {
         case .EQUALS, .LIST_CONTAINS:
             guard let e = equality(f.value) else { return nil }
-            return ValueTest(field: f.field) { a, t in "\(t).\(e.column) = \(a.add(e.value))" }
+            return ValueTest(field: f.field, sql: { a, t in "\(t).\(e.column) = \(a.add(e.value))" }, byName: true)
         case .LESS_THAN, .LESS_THAN_OR_EQUALS, .GREATER_THAN, .GREATER_THAN_OR_EQUALS:
             let op = [.LESS_THAN: "<", .LESS_THAN_OR_EQUALS: "<=", .GREATER_THAN: ">", .GREATER_THAN_OR_EQUALS: ">="][f.comparator] ?? "="
             let column: String
@@ -286,9 +420,82 @@ extension RecordIndex {
                 try s.bind(phase.args)
                 return s
             }
+            // A list holding a value twice has two index rows for it, next to each other in name order.
+            var last = -1
             while try wrap({ () throws(SQLiteConnection.Failure) -> Bool in try stmt.step() }) {
-                if try !body(Int(stmt.int(0)), Int(stmt.int(1))) { return }
+                let offset = Int(stmt.int(0))
+                if offset == last { continue }
+                last = offset
+                if try !body(offset, Int(stmt.int(1))) { return }
             }
         }
     }
 }
+
+/// The search tokens of many records, gathered in memory and written to `toks` a token at a time, each token's
+/// records in name order: the rows then go in at the end of the table's b-tree, one statement per token, instead
+/// of all over it (a b-tree descent each, and most of the cost of the first query after a bulk load). Records
+/// must be added in name order; memory is bounded by writing out what is gathered when it is full.
+struct TokenPostings {
+    private var names: [String] = []
+    private var ids: [String: Int] = [:]
+    private var tokens: [String] = []
+    private var records: [[UInt32]] = []
+    private var count = 0
+
+    /// Past this many (token, record) pairs, or distinct tokens, the gathered rows are written out (about
+    /// 8 MB of record numbers at most).
+    private let maxPairs: Int
+    private let maxTokens: Int
+    /// Names per statement.
+    static let chunk = 4096
+
+    init(maxPairs: Int = 2_000_000, maxTokens: Int = 200_000) {
+        self.maxPairs = maxPairs
+        self.maxTokens = maxTokens
+    }
+
+    var isFull: Bool { count >= maxPairs || tokens.count >= maxTokens }
+
+    /// Adds a record's tokens, as `RecordIndex.tokens` finds them.
+    mutating func add(_ r: Record) {
+        let n = UInt32(names.count)
+        names.append(r.recordName)
+        func add(_ s: String) {
+            Tokenizer.forEachToken(s) { t in
+                if let i = ids[t] {
+                    if records[i].last != n { records[i].append(n); count += 1 }
+                } else {
+                    ids[t] = tokens.count
+                    tokens.append(t)
+                    records.append([n])
+                    count += 1
+                }
+                return true
+            }
+        }
+        for value in r.fields.values {
+            switch value {
+            case .string(let s): add(s)
+            case .list(.string, let items): for case .string(let s) in items { add(s) }
+            default: break
+            }
+        }
+    }
+
+    /// Writes what is gathered, token by token in order, and starts afresh.
+    mutating func write(_ log: Int64, into db: SQLiteConnection) throws(SQLiteConnection.Failure) {
+        let insert = try db.prepare("INSERT INTO toks(log, tok, name) SELECT ?1, ?2, value FROM json_each(?3)")
+        let names = self.names, tokens = self.tokens, records = self.records
+        for i in tokens.indices.sorted(by: { tokens[$0] < tokens[$1] }) {
+            var start = 0
+            while start < records[i].count {
+                let end = min(start + TokenPostings.chunk, records[i].count)
+                try insert.run([log, tokens[i], RecordIndex.jsonArray(records[i][start..<end].lazy.map { names[Int($0)] })])
+                start = end
+            }
+        }
+        self = TokenPostings(maxPairs: maxPairs, maxTokens: maxTokens)
+    }
+}
+

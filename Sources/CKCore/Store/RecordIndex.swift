@@ -4,7 +4,7 @@ import Foundation
 /// its change tag and sequence number, and the values of its fields — so fetch, save and query cost
 /// stays flat as logs grow. The logs stay the truth: a missing, stale or damaged index is rebuilt.
 final class RecordIndex {
-    static let formatVersion = "6"
+    static let formatVersion = "7"
     let path: String
     let envDir: String
     let db: SQLiteConnection
@@ -36,6 +36,7 @@ final class RecordIndex {
         try db.exec("""
             DROP TABLE IF EXISTS meta; DROP TABLE IF EXISTS logs; DROP TABLE IF EXISTS records;
             DROP TABLE IF EXISTS vals; DROP TABLE IF EXISTS refs; DROP TABLE IF EXISTS log_ids; DROP TABLE IF EXISTS deletes;
+            DROP TABLE IF EXISTS toks;
             CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT);
             CREATE TABLE log_ids(path TEXT PRIMARY KEY, id INTEGER NOT NULL UNIQUE);
             CREATE TABLE logs(log INTEGER PRIMARY KEY, size INTEGER, inode INTEGER, mtime INTEGER, ctime INTEGER, valid INTEGER,
@@ -56,6 +57,7 @@ final class RecordIndex {
             CREATE TABLE refs(log INTEGER, name TEXT, target TEXT, action TEXT);
             CREATE INDEX refs_target ON refs(log, target, action);
             CREATE INDEX refs_rec ON refs(log, name);
+            CREATE TABLE toks(log INTEGER, tok TEXT, name TEXT, PRIMARY KEY(log, tok, name)) WITHOUT ROWID;
             INSERT INTO meta VALUES('format', '\(RecordIndex.formatVersion)');
             """)
     }
@@ -196,7 +198,7 @@ final class RecordIndex {
     }
 
     private func forget(_ log: Int64) throws(SQLiteConnection.Failure) {
-        for table in ["records", "vals", "refs", "deletes", "logs"] {
+        for table in ["records", "vals", "toks", "refs", "deletes", "logs"] {
             try db.prepare("DELETE FROM \(table) WHERE log = ?1").run([log])
         }
     }
@@ -224,7 +226,11 @@ final class RecordIndex {
             case .save(let seq, let r):
                 try upsert.run([log, r.recordName, r.recordType, spans[i].offset, spans[i].length, seq, r.created.timestamp, r.modified.timestamp])
                 try clearRefs.run([log, r.recordName])
-                if ready { try clearVals.run([log, r.recordName]) }
+                if ready {
+                    try dropTokens(log, r.recordName)
+                    try clearVals.run([log, r.recordName])
+                    try addTokens(log, r)
+                }
                 for (field, value) in r.fields {
                     for (num, txt) in RecordIndex.indexValues(value) where ready {
                         try addVal.run([log, r.recordName, field, num, txt, txt.map(RecordIndex.fold)])
@@ -235,7 +241,10 @@ final class RecordIndex {
                 try remove.run([log, name])
                 try addDelete.run([log, seq, name, type])
                 try clearRefs.run([log, name])
-                if ready { try clearVals.run([log, name]) }
+                if ready {
+                    try dropTokens(log, name)
+                    try clearVals.run([log, name])
+                }
             }
         }
     }
@@ -343,7 +352,7 @@ final class RecordIndex {
     /// Forgets every log (a reset deleted them).
     func clear() throws(CKError) {
         try wrap { () throws(SQLiteConnection.Failure) in
-            try db.exec("DELETE FROM records; DELETE FROM vals; DELETE FROM refs; DELETE FROM deletes; DELETE FROM logs;")
+            try db.exec("DELETE FROM records; DELETE FROM vals; DELETE FROM toks; DELETE FROM refs; DELETE FROM deletes; DELETE FROM logs;")
         }
     }
 }
