@@ -264,18 +264,9 @@ import Testing
             try Self.roundTrip(e, batch: rng.below(4) == 0 ? rng.below(5) + 1 : nil)
         }
         let seeds = (0..<20).map { Self.bytes(.save(seq: Int64($0), record: Self.randomRecord(&rng))) }
-        let tokens = [#"""#, "\\", ",", ":", "{", "}", "[", "]", "null", "true", "1e999", "-", "0", " ", "\u{80}"].map { Array($0.utf8) }
         var accepted = 0
         for _ in 0..<3000 {
-            var line = seeds[rng.below(seeds.count)]
-            for _ in 0...rng.below(2) {
-                let at = rng.below(line.count)
-                switch rng.below(3) {
-                case 0: line[at] ^= UInt8(1 << rng.below(8))
-                case 1: line.remove(at: at)
-                default: line.insert(contentsOf: tokens[rng.below(tokens.count)], at: at)
-                }
-            }
+            let line = rng.mutated(seeds[rng.below(seeds.count)])
             guard let fast = LogEntry.decode(line: line[...]) else { continue }
             accepted += 1
             let text = String(decoding: line, as: UTF8.self)

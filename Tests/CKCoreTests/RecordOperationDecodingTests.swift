@@ -186,18 +186,9 @@ import Testing
             guard let slow = try? Self.generic(line, policy: policy) else { Issue.record("only the fast reader took: \(text)"); continue }
             #expect(Self.same(fast, slow), "readers differ on: \(text)")
         }
-        let tokens = [#"""#, "\\", ",", ":", "{", "}", "[", "]", "null", "true", "1e999", "-", "0", " ", "\u{80}"].map { Array($0.utf8) }
         var accepted = 0
         for _ in 0..<3000 {
-            var line = seeds[rng.below(seeds.count)]
-            for _ in 0...rng.below(2) {
-                let at = rng.below(line.count)
-                switch rng.below(3) {
-                case 0: line[at] ^= UInt8(1 << rng.below(8))
-                case 1: line.remove(at: at)
-                default: line.insert(contentsOf: tokens[rng.below(tokens.count)], at: at)
-                }
-            }
+            let line = rng.mutated(seeds[rng.below(seeds.count)])
             let policy: SavePolicy? = rng.below(2) == 0 ? nil : .allKeys
             guard let fast = RecordOperation.decode(batchLine: line[...], policy: policy) else { continue }
             accepted += 1

@@ -63,4 +63,22 @@ struct SplitMix64 {
         return z ^ (z >> 31)
     }
     mutating func below(_ n: Int) -> Int { n <= 0 ? 0 : Int(next() % UInt64(n)) }
+
+    /// JSON-ish bytes the line readers' fuzz loops insert.
+    static let fuzzTokens = [#"""#, "\\", ",", ":", "{", "}", "[", "]", "null", "true", "1e999", "-", "0", " ", "\u{80}"]
+        .map { Array($0.utf8) }
+
+    /// `line` with one to three edits: a flipped bit, a removed byte, or an inserted token.
+    mutating func mutated(_ line: [UInt8]) -> [UInt8] {
+        var line = line
+        for _ in 0...below(2) {
+            let at = below(line.count)
+            switch below(3) {
+            case 0: line[at] ^= UInt8(1 << below(8))
+            case 1: line.remove(at: at)
+            default: line.insert(contentsOf: SplitMix64.fuzzTokens[below(SplitMix64.fuzzTokens.count)], at: at)
+            }
+        }
+        return line
+    }
 }
