@@ -17,7 +17,7 @@ struct ZoneChangesWriter {
         self.database = database
     }
 
-    /// A placeholder that stands for the records in the printed document, split around it.
+    /// A marker string printed where the records go; the document is split around it.
     private static let marker = "\u{1}records\u{1}"
 
     /// The json document with `records` left out: the text before and after it.

@@ -167,32 +167,32 @@ extension JSON {
         return "\(d)"
     }
 
+    /// A JSON string literal: copied by runs of bytes that need no escape (most strings are one run), the
+    /// others escaped as JSON requires.
     static func writeString(_ s: String, into out: inout [UInt8]) {
-        out.append(UInt8(ascii: "\""))
-        // Most strings need no escape: copy their bytes at once (a byte at a time costs several times more).
-        let plain: Bool? = s.utf8.withContiguousStorageIfAvailable { bytes in
-            guard !bytes.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) else { return false }
-            out.append(contentsOf: bytes)
-            return true
-        }
-        if plain == true {
+        var s = s
+        s.withUTF8 { u in
             out.append(UInt8(ascii: "\""))
-            return
-        }
-        for b in s.utf8 {
-            switch b {
-            case UInt8(ascii: "\""): out.append(contentsOf: [92, 34])
-            case UInt8(ascii: "\\"): out.append(contentsOf: [92, 92])
-            case 0x0A: out.append(contentsOf: [92, UInt8(ascii: "n")])
-            case 0x0D: out.append(contentsOf: [92, UInt8(ascii: "r")])
-            case 0x09: out.append(contentsOf: [92, UInt8(ascii: "t")])
-            case 0..<0x20:
-                let hex = Array("0123456789abcdef".utf8)
-                out.append(contentsOf: [92, UInt8(ascii: "u"), 48, 48, hex[Int(b >> 4)], hex[Int(b & 15)]])
-            default: out.append(b)
+            var start = 0
+            for i in 0..<u.count {
+                let b = u[i]
+                guard b == UInt8(ascii: "\"") || b == UInt8(ascii: "\\") || b < 0x20 else { continue }
+                if start < i { out.append(contentsOf: UnsafeBufferPointer(rebasing: u[start..<i])) }
+                switch b {
+                case UInt8(ascii: "\""): out.append(92); out.append(34)
+                case UInt8(ascii: "\\"): out.append(92); out.append(92)
+                case 0x0A: out.append(92); out.append(UInt8(ascii: "n"))
+                case 0x0D: out.append(92); out.append(UInt8(ascii: "r"))
+                case 0x09: out.append(92); out.append(UInt8(ascii: "t"))
+                default:
+                    let hex: StaticString = "0123456789abcdef"
+                    out.append(contentsOf: [92, UInt8(ascii: "u"), 48, 48, hex.utf8Start[Int(b >> 4)], hex.utf8Start[Int(b & 15)]])
+                }
+                start = i + 1
             }
+            if start < u.count { out.append(contentsOf: UnsafeBufferPointer(rebasing: u[start..<u.count])) }
+            out.append(UInt8(ascii: "\""))
         }
-        out.append(UInt8(ascii: "\""))
     }
 }
 

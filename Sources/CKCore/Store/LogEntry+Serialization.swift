@@ -27,13 +27,13 @@ extension LogEntry {
 extension Record {
     /// The record dictionary, as `json().serialized()` writes it.
     func write(into out: inout [UInt8]) {
-        func key(_ k: String) { JSON.appendString(k, into: &out); out.append(UInt8(ascii: ":")) }
+        func key(_ k: String) { JSON.writeString(k, into: &out); out.append(UInt8(ascii: ":")) }
         out.append(contentsOf: #"{"recordName":"#.utf8)
-        JSON.appendString(recordName, into: &out)
+        JSON.writeString(recordName, into: &out)
         out.append(contentsOf: #","recordType":"#.utf8)
-        JSON.appendString(recordType, into: &out)
+        JSON.writeString(recordType, into: &out)
         out.append(contentsOf: #","recordChangeTag":"#.utf8)
-        JSON.appendString(changeTag, into: &out)
+        JSON.writeString(changeTag, into: &out)
         out.append(contentsOf: #","deleted":false,"fields":{"#.utf8)
         var first = true
         for (k, v) in fields.sorted(by: { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }) {
@@ -44,7 +44,7 @@ extension Record {
             out.append(contentsOf: #"{"value":"#.utf8)
             v.writeValue(into: &out)
             out.append(contentsOf: #","type":"#.utf8)
-            JSON.appendString(v.type.wsName, into: &out)
+            JSON.writeString(v.type.wsName, into: &out)
             out.append(UInt8(ascii: "}"))
         }
         out.append(contentsOf: #"},"created":"#.utf8)
@@ -53,9 +53,9 @@ extension Record {
         modified.write(into: &out)
         // As zoneID.json writes it (JSON.orderedKeys' order).
         out.append(contentsOf: #","zoneID":{"zoneName":"#.utf8)
-        JSON.appendString(zoneID.zoneName, into: &out)
+        JSON.writeString(zoneID.zoneName, into: &out)
         out.append(contentsOf: #","ownerRecordName":"#.utf8)
-        JSON.appendString(zoneID.ownerRecordName, into: &out)
+        JSON.writeString(zoneID.ownerRecordName, into: &out)
         out.append(contentsOf: zoneID.isDefault ? #","zoneType":"DEFAULT_ZONE"}"#.utf8 : #","zoneType":"REGULAR_CUSTOM_ZONE"}"#.utf8)
         if let parent {
             out.append(UInt8(ascii: ",")); key("parent")
@@ -68,11 +68,11 @@ extension Record {
 extension RecordStamp {
     func write(into out: inout [UInt8]) {
         out.append(contentsOf: #"{"deviceID":"#.utf8)
-        JSON.appendString(deviceID, into: &out)
+        JSON.writeString(deviceID, into: &out)
         out.append(contentsOf: #","timestamp":"#.utf8)
         out.append(contentsOf: String(timestamp).utf8)
         out.append(contentsOf: #","userRecordName":"#.utf8)
-        JSON.appendString(userRecordName, into: &out)
+        JSON.writeString(userRecordName, into: &out)
         out.append(UInt8(ascii: "}"))
     }
 }
@@ -80,7 +80,7 @@ extension RecordStamp {
 extension FieldValue {
     func writeValue(into out: inout [UInt8]) {
         switch self {
-        case .string(let s): JSON.appendString(s, into: &out)
+        case .string(let s): JSON.writeString(s, into: &out)
         case .int64(let i), .timestamp(let i): out.append(contentsOf: String(i).utf8)
         case .double(let d): out.append(contentsOf: JSON.format(double: d).utf8)
         case .list(_, let items):
@@ -91,36 +91,6 @@ extension FieldValue {
             }
             out.append(UInt8(ascii: "]"))
         default: valueJSON.write(into: &out, indent: nil, level: 0)
-        }
-    }
-}
-
-extension JSON {
-    /// `writeString`'s output, appended by runs of bytes that need no escape instead of byte by byte (log
-    /// lines are mostly such runs).
-    static func appendString(_ s: String, into out: inout [UInt8]) {
-        var s = s
-        s.withUTF8 { u in
-            out.append(UInt8(ascii: "\""))
-            var start = 0
-            for i in 0..<u.count {
-                let b = u[i]
-                guard b == UInt8(ascii: "\"") || b == UInt8(ascii: "\\") || b < 0x20 else { continue }
-                if start < i { out.append(contentsOf: UnsafeBufferPointer(rebasing: u[start..<i])) }
-                switch b {
-                case UInt8(ascii: "\""): out.append(92); out.append(34)
-                case UInt8(ascii: "\\"): out.append(92); out.append(92)
-                case 0x0A: out.append(92); out.append(UInt8(ascii: "n"))
-                case 0x0D: out.append(92); out.append(UInt8(ascii: "r"))
-                case 0x09: out.append(92); out.append(UInt8(ascii: "t"))
-                default:
-                    let hex: StaticString = "0123456789abcdef"
-                    out.append(contentsOf: [92, UInt8(ascii: "u"), 48, 48, hex.utf8Start[Int(b >> 4)], hex.utf8Start[Int(b & 15)]])
-                }
-                start = i + 1
-            }
-            if start < u.count { out.append(contentsOf: UnsafeBufferPointer(rebasing: u[start..<u.count])) }
-            out.append(UInt8(ascii: "\""))
         }
     }
 }
