@@ -6,6 +6,14 @@ import PackageDescription
 // which was a quarter of a fetch's instructions. See docs/performance.md, "Start-up".
 let metadataAccessors: [SwiftSetting] = [.unsafeFlags(["-Xfrontend", "-disable-concrete-type-metadata-mangled-name-accessors"])]
 
+/// One target per layer; arrows point down only (docs/architecture.md is the map, ArchitectureTests checks it).
+func layer(_ name: String, _ dependencies: [Target.Dependency]) -> Target {
+    .target(name: name, dependencies: dependencies, swiftSettings: metadataAccessors)
+}
+
+/// The layers under the umbrella; test targets import them directly to reach `package` declarations.
+let layers: [Target.Dependency] = ["CKModel", "CKFiles", "CKSQLite", "CKSchema", "CKQuery", "CKStorage", "CKServer", "CKSync", "CKDataModel"]
+
 let package = Package(
     name: "ck",
     products: [
@@ -14,13 +22,23 @@ let package = Package(
         .library(name: "CKCommandLine", targets: ["CKCommandLine"]),
     ],
     targets: [
-        .systemLibrary(name: "CckSQLite", path: "Sources/CckSQLite"),
-        .target(name: "CKCore", dependencies: ["CckSQLite"], swiftSettings: metadataAccessors),
-        .target(name: "CKCommandLine", dependencies: ["CKCore"], swiftSettings: metadataAccessors),
+        .systemLibrary(name: "CckSQLite", path: "Sources/CckSQLite", pkgConfig: "sqlite3",
+                       providers: [.apt(["libsqlite3-dev"])]),
+        layer("CKModel", []),
+        layer("CKFiles", ["CKModel"]),
+        layer("CKSQLite", ["CKModel", "CckSQLite"]),
+        layer("CKSchema", ["CKModel"]),
+        layer("CKQuery", ["CKModel", "CKSchema"]),
+        layer("CKStorage", ["CKModel", "CKSchema", "CKQuery", "CKFiles", "CKSQLite"]),
+        layer("CKServer", ["CKModel", "CKSchema", "CKQuery", "CKStorage", "CKFiles"]),
+        layer("CKSync", ["CKModel", "CKSchema", "CKQuery", "CKServer", "CKFiles", "CKSQLite"]),
+        layer("CKDataModel", ["CKModel", "CKSchema", "CKFiles"]),
+        layer("CKCore", ["CKModel", "CKSchema", "CKQuery", "CKServer", "CKSync", "CKDataModel"]),
+        .target(name: "CKCommandLine", dependencies: ["CKCore", "CKFiles"], swiftSettings: metadataAccessors),
         .executableTarget(name: "ck", dependencies: ["CKCommandLine"], swiftSettings: metadataAccessors),
-        .testTarget(name: "CKCoreTests", dependencies: ["CKCore"], exclude: ["Corpus"]),
+        .testTarget(name: "CKCoreTests", dependencies: ["CKCore"] + layers, exclude: ["Corpus"]),
         .testTarget(name: "CKCommandLineTests", dependencies: ["CKCommandLine", "CKCore"], exclude: ["Golden"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["ck", "CKCore", "CKCommandLine"], exclude: ["Golden"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["ck", "CKCore", "CKCommandLine"] + layers, exclude: ["Golden"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,4 +1,5 @@
 import CKCore
+import CKFiles
 import Foundation
 
 /// The `ck` command line: parses arguments, runs a command, prints, and returns an exit code.

@@ -1,7 +1,16 @@
 import Foundation
 import Synchronization
 import Testing
-@testable import CKCore
+import CKCore
+@testable import CKModel
+@testable import CKFiles
+@testable import CKSQLite
+@testable import CKSchema
+@testable import CKQuery
+@testable import CKStorage
+@testable import CKServer
+@testable import CKSync
+@testable import CKDataModel
 
 /// Encrypted values, names, parents, assets and limits as CloudKit has them (issue 14). Expected values
 /// are written by hand from reference cloudkit.md §2, §5, §6, §9, §10, §17 and ckdb.md.

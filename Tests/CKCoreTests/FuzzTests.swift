@@ -1,6 +1,15 @@
 import Foundation
 import Testing
-@testable import CKCore
+import CKCore
+@testable import CKModel
+@testable import CKFiles
+@testable import CKSQLite
+@testable import CKSchema
+@testable import CKQuery
+@testable import CKStorage
+@testable import CKServer
+@testable import CKSync
+@testable import CKDataModel
 
 // A fixed-seed mutation fuzzer over every parser that reads untrusted text: predicates, .ckdb schemas, field
 // values typed on the command line, record / log-line / batch-operation JSON, and the JSON reader itself.

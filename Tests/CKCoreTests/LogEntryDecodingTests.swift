@@ -1,6 +1,15 @@
 import Foundation
 import Testing
-@testable import CKCore
+import CKCore
+@testable import CKModel
+@testable import CKFiles
+@testable import CKSQLite
+@testable import CKSchema
+@testable import CKQuery
+@testable import CKStorage
+@testable import CKServer
+@testable import CKSync
+@testable import CKDataModel
 
 /// The fast log-line reader (`LogEntry.decode(line:)`) against the entries written and the generic parser.
 @Suite struct LogEntryDecodingTests {

@@ -1,5 +1,14 @@
 import Testing
-@testable import CKCore
+import CKCore
+@testable import CKModel
+@testable import CKFiles
+@testable import CKSQLite
+@testable import CKSchema
+@testable import CKQuery
+@testable import CKStorage
+@testable import CKServer
+@testable import CKSync
+@testable import CKDataModel
 
 @Suite struct NamesTests {
     @Test(arguments: ["iCloud.com.example.Notes", "iCloud.a", "iCloud.com.my-app_2"])

@@ -1,7 +1,16 @@
 import Foundation
 import Synchronization
 import Testing
-@testable import CKCore
+import CKCore
+@testable import CKModel
+@testable import CKFiles
+@testable import CKSQLite
+@testable import CKSchema
+@testable import CKQuery
+@testable import CKStorage
+@testable import CKServer
+@testable import CKSync
+@testable import CKDataModel
 
 /// Every public server operation passes the one pipeline: a fault hook sees each kind, and a fault stops it.
 @Suite struct PipelineTests {

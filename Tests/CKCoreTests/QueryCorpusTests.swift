@@ -1,6 +1,15 @@
 import Foundation
 import Testing
-@testable import CKCore
+import CKCore
+@testable import CKModel
+@testable import CKFiles
+@testable import CKSQLite
+@testable import CKSchema
+@testable import CKQuery
+@testable import CKStorage
+@testable import CKServer
+@testable import CKSync
+@testable import CKDataModel
 
 /// Runs every predicate of `Corpus/predicates.tsv` (its header documents the format) against one fixed
 /// dataset and checks each outcome: exactly the expected Item records, or the expected refusal.

@@ -1,6 +1,15 @@
 import Foundation
 import Testing
-@testable import CKCore
+import CKCore
+@testable import CKModel
+@testable import CKFiles
+@testable import CKSQLite
+@testable import CKSchema
+@testable import CKQuery
+@testable import CKStorage
+@testable import CKServer
+@testable import CKSync
+@testable import CKDataModel
 
 /// The query planner's choices (conditions on the sort field narrowing the ordered scan, a selective filter
 /// driving the query, the walk in sort order with per-row tests) give the same records in the same order,

@@ -1,6 +1,15 @@
 import Foundation
 import Testing
-@testable import CKCore
+import CKCore
+@testable import CKModel
+@testable import CKFiles
+@testable import CKSQLite
+@testable import CKSchema
+@testable import CKQuery
+@testable import CKStorage
+@testable import CKServer
+@testable import CKSync
+@testable import CKDataModel
 
 /// The fast batch-line reader (`RecordOperation.decode(batchLine:policy:)`) against the generic path: the JSON
 /// tree, then `RecordOperation(json:path:policy:)`.

@@ -1,5 +1,14 @@
 import Foundation
-@testable import CKCore
+import CKCore
+@testable import CKModel
+@testable import CKFiles
+@testable import CKSQLite
+@testable import CKSchema
+@testable import CKQuery
+@testable import CKStorage
+@testable import CKServer
+@testable import CKSync
+@testable import CKDataModel
 
 /// A fresh store in a temporary directory, removed when the value goes away.
 final class TempStore {

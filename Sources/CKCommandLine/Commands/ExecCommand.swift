@@ -1,4 +1,5 @@
 import CKCore
+import CKFiles
 import Foundation
 #if canImport(Glibc)
 import Glibc

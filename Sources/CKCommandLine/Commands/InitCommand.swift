@@ -1,4 +1,5 @@
 import CKCore
+import CKFiles
 
 enum InitCommand {
     static let spec = CommandSpec(

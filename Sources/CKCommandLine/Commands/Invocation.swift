@@ -1,5 +1,6 @@
 import Foundation
 import CKCore
+import CKFiles
 
 /// A command being run: its parsed arguments, the resolved global options, and the terminal.
 final class Invocation {

@@ -1,0 +1,203 @@
+
+/// Reads a batch line straight into a `RecordOperation` from its bytes: a generic `JSON` tree of the line,
+/// then `RecordOperation(json:)`, then typing each field dictionary dominated bulk loads.
+extension RecordOperation {
+    /// Decodes one batch line (a Web Services operation or a bare record) and the JSON path of its record
+    /// (`$` or `$.record`); nil when the line is not in a shape this reader handles (a zoneID, parent or other
+    /// rarer key, a duplicate key, a value of an unexpected kind, an operation that would fail), which the
+    /// caller then reads with the generic parser and `RecordOperation(json:path:policy:)`, so results and
+    /// errors stay theirs. Field dictionaries with a value the schema can't change (an explicit STRING, INT64,
+    /// DOUBLE or TIMESTAMP type, or a list of one, with a value of the canonical JSON kind) are typed here;
+    /// the others are kept as their JSON dictionary, as the generic reader keeps them.
+    package static func decode(batchLine line: ArraySlice<UInt8>, policy: SavePolicy?) -> (operation: RecordOperation, record: String)? {
+        line.withUnsafeBufferPointer { buf in
+            var r = BatchLineReader(p: JSONParser(buf))
+            guard let result = try? r.line(policy: policy) else { return nil }
+            r.p.skipSpace()
+            return r.p.i == buf.count ? result : nil
+        }
+    }
+}
+
+/// Thrown inside the fast reader when a line has a shape it does not handle; the caller falls back.
+private struct NotFastBatchShape: Error {}
+
+/// A scanner over one batch line. White space between tokens is allowed, as the generic parser allows it.
+private struct BatchLineReader {
+    package var p: JSONParser
+
+    /// The next byte after white space, not consumed.
+    package mutating func peek() throws(NotFastBatchShape) -> UInt8 {
+        p.skipSpace()
+        guard p.i < p.b.count else { throw NotFastBatchShape() }
+        return p.b[p.i]
+    }
+
+    package mutating func expect(_ c: UInt8) throws(NotFastBatchShape) {
+        guard try peek() == c else { throw NotFastBatchShape() }
+        p.i += 1
+    }
+
+    /// Consumes `c` if it comes next (after white space).
+    package mutating func accept(_ c: UInt8) throws(NotFastBatchShape) -> Bool {
+        guard try peek() == c else { return false }
+        p.i += 1
+        return true
+    }
+
+    package mutating func string() throws(NotFastBatchShape) -> String {
+        guard try peek() == UInt8(ascii: "\"") else { throw NotFastBatchShape() }
+        do { return try p.string() } catch { throw NotFastBatchShape() }
+    }
+
+    /// A key and its colon.
+    package mutating func key() throws(NotFastBatchShape) -> String {
+        let k = try string()
+        try expect(UInt8(ascii: ":"))
+        return k
+    }
+
+    package mutating func value(depth: Int) throws(NotFastBatchShape) -> JSON {
+        _ = try peek()
+        do { return try p.value(depth: depth) } catch { throw NotFastBatchShape() }
+    }
+
+    package mutating func line(policy: SavePolicy?) throws(NotFastBatchShape) -> (operation: RecordOperation, record: String) {
+        try expect(UInt8(ascii: "{"))
+        let first = try key()
+        if first == "operationType" || first == "record" {
+            var opType: RecordOperationType? = nil
+            var record: RecordShape? = nil
+            var k = first
+            while true {
+                switch k {
+                case "operationType" where opType == nil:
+                    guard let t = RecordOperationType(rawValue: try string()) else { throw NotFastBatchShape() }
+                    opType = t
+                case "record" where record == nil:
+                    record = try self.record(depth: 1)
+                default:
+                    throw NotFastBatchShape()
+                }
+                if try accept(UInt8(ascii: "}")) { break }
+                try expect(UInt8(ascii: ","))
+                k = try key()
+            }
+            guard let opType, let r = record else { throw NotFastBatchShape() }
+            let op = RecordOperation(type: opType, recordName: r.name, recordType: r.type, changeTag: r.tag, fields: r.fields)
+            try BatchLineReader.checkComplete(op, type: r.type)
+            return (op, "$.record")
+        }
+        let r = try record(depth: 0, firstKey: first)
+        var op = RecordOperation.save(recordType: r.type ?? "", recordName: r.name, fields: r.fields, ifTag: r.tag, policy: policy)
+        if r.type == nil { op.recordType = nil }
+        try BatchLineReader.checkComplete(op, type: r.type)
+        return (op, "$")
+    }
+
+    /// Operations the generic reader refuses are left to it, for its message.
+    package static func checkComplete(_ op: RecordOperation, type: String?) throws(NotFastBatchShape) {
+        if (op.type.isDelete || op.type == .update || op.type == .replace) && op.recordName == nil { throw NotFastBatchShape() }
+        if op.type == .create && type == nil { throw NotFastBatchShape() }
+    }
+
+    package struct RecordShape {
+        package var name: String?, type: String?, tag: String?
+        package var fields: [String: FieldInput] = [:]
+    }
+
+    /// A record dictionary at `depth` (0 for a bare record); its opening brace and, for a bare record, its
+    /// first key are already read when `firstKey` is given.
+    package mutating func record(depth: Int, firstKey: String? = nil) throws(NotFastBatchShape) -> RecordShape {
+        var k: String
+        if let firstKey { k = firstKey } else {
+            try expect(UInt8(ascii: "{"))
+            if try accept(UInt8(ascii: "}")) { return RecordShape() }
+            k = try key()
+        }
+        var r = RecordShape()
+        var seen: (name: Bool, type: Bool, tag: Bool, fields: Bool) = (false, false, false, false)
+        while true {
+            switch k {
+            case "recordName" where !seen.name: seen.name = true; r.name = try string()
+            case "recordType" where !seen.type: seen.type = true; r.type = try string()
+            case "recordChangeTag" where !seen.tag: seen.tag = true; r.tag = try string()
+            case "fields" where !seen.fields: seen.fields = true; r.fields = try fields(depth: depth + 1)
+            default: throw NotFastBatchShape()
+            }
+            if try accept(UInt8(ascii: "}")) { return r }
+            try expect(UInt8(ascii: ","))
+            k = try key()
+        }
+    }
+
+    /// The object of field dictionaries at `depth`.
+    package mutating func fields(depth: Int) throws(NotFastBatchShape) -> [String: FieldInput] {
+        try expect(UInt8(ascii: "{"))
+        var out: [String: FieldInput] = [:]
+        if try accept(UInt8(ascii: "}")) { return out }
+        repeat {
+            let k = try key()
+            // A duplicate name is left to the generic parser.
+            guard out[k] == nil else { throw NotFastBatchShape() }
+            out[k] = try field(depth: depth + 1)
+        } while try accept(UInt8(ascii: ","))
+        try expect(UInt8(ascii: "}"))
+        return out
+    }
+
+    /// A field dictionary `{"value": …, "type": "…"}` (either order, "type" optional) at `depth`.
+    package mutating func field(depth: Int) throws(NotFastBatchShape) -> FieldInput {
+        try expect(UInt8(ascii: "{"))
+        var value: JSON? = nil
+        var typeName: String? = nil
+        if !(try accept(UInt8(ascii: "}"))) {
+            repeat {
+                switch try key() {
+                case "value" where value == nil: value = try self.value(depth: depth + 1)
+                case "type" where typeName == nil: typeName = try string()
+                default: throw NotFastBatchShape()
+                }
+            } while try accept(UInt8(ascii: ","))
+            try expect(UInt8(ascii: "}"))
+        }
+        // As RecordOperation(json:) reads it: no value, or null, unsets the field.
+        guard let value, !value.isNull else { return .unset }
+        guard let typeName else { return .json(.object(["value": value])) }
+        if let type = BatchLineReader.plainType(typeName), BatchLineReader.canonical(value, type),
+           let v = try? FieldValue.from(valueJSON: value, type: type, path: "") {
+            return .value(v)
+        }
+        return .json(.object(["value": value, "type": .string(typeName)]))
+    }
+
+    /// The Web Services names whose values the schema can't retype (no UNKNOWN_LIST, encryption or asset).
+    package static func plainType(_ name: String) -> FieldType? {
+        switch name {
+        case "STRING": return FieldType(.string)
+        case "INT64": return FieldType(.int64)
+        case "DOUBLE": return FieldType(.double)
+        case "TIMESTAMP": return FieldType(.timestamp)
+        case "STRING_LIST": return FieldType(.string, list: true)
+        case "INT64_LIST": return FieldType(.int64, list: true)
+        case "DOUBLE_LIST": return FieldType(.double, list: true)
+        case "TIMESTAMP_LIST": return FieldType(.timestamp, list: true)
+        default: return nil
+        }
+    }
+
+    /// True when `value` is of the JSON kind the typed value writes back (so `fieldJSON` gives the same
+    /// dictionary, as a conflict's clientRecord shows it): a string for STRING, an integer for INT64 and
+    /// TIMESTAMP, a non-integer number for DOUBLE.
+    package static func canonical(_ value: JSON, _ type: FieldType) -> Bool {
+        func scalar(_ v: JSON) -> Bool {
+            switch (type.base, v) {
+            case (.string, .string), (.int64, .int), (.timestamp, .int), (.double, .double): return true
+            default: return false
+            }
+        }
+        guard type.isList else { return scalar(value) }
+        guard case .array(let items) = value else { return false }
+        return items.allSatisfy(scalar)
+    }
+}

@@ -1,0 +1,352 @@
+import Foundation
+import CKFiles
+import CKModel
+import CKSchema
+import CKStorage
+
+/// What `importFixtures` loaded.
+public struct FixtureSummary: Sendable {
+    public var zones: Int
+    public var records: Int
+    public var assets: Int
+    public var users: Int
+    public var subscriptions: Int
+    /// Users' key-value stores.
+    public var keyValueStores: Int = 0
+}
+
+/// Fixtures: one JSON document per environment — schema, users, zones, records (Web Services shape) and
+/// assets — so a CI job can commit a file and seed a fresh store with one command.
+extension CKContainer {
+    public static let fixtureFormat = "ck-fixtures/1"
+
+    /// What `caller` may see of an environment as one JSON document, in a stable order (export → import →
+    /// export is identical): the schema, the public records it may read, and its own private zones, records and
+    /// subscriptions. `allUsers` is an administrator's view: every user's data, no grants consulted.
+    /// `progress` is told bytes of zone logs read out of the total.
+    public func exportFixtures(_ environment: Environment, as caller: Caller, allUsers: Bool = false,
+                               progress: (Int, Int) -> Void = { _, _ in }) throws(CKError) -> JSON {
+        let db = database(.public, environment: environment, caller: caller)
+        let env = db.env
+        let signedIn = try accountStatus(of: caller).isSignedIn
+        // Whose private data the document holds: everyone's, the caller's, or (signed out) nobody's.
+        let owns: (String) -> Bool = { owner in allUsers || (signedIn && owner == caller.userRecordName) }
+        return try db.perform(.fixturesExport, administrator: allUsers) { (state) throws(CKError) -> JSON in
+            let schema = try env.readSchema()
+            let catalog = state.catalog
+            var zones: [JSON] = []
+            for z in catalog.zones.filter({ owns($0.zoneID.ownerRecordName) }).sorted(by: { ($0.zoneID.ownerRecordName, $0.zoneID.zoneName) < ($1.zoneID.ownerRecordName, $1.zoneID.zoneName) }) {
+                zones.append(.object(["database": .string(z.database.rawValue), "ownerRecordName": .string(z.zoneID.ownerRecordName),
+                                      "zoneName": .string(z.zoneID.zoneName),
+                                      "capabilities": .array(z.capabilities.sorted().map { .string($0.rawValue) }),
+                                      "created": .int(z.created)]))
+            }
+            var records: [JSON] = []
+            var hashes = Set<String>()
+            let paths = env.logPaths(ownedBy: owns).sorted()
+            let total = paths.reduce(0) { $0 + (FileIO.fileInfo($1)?.size ?? 0) }
+            var done = 0
+            for path in paths {
+                let database = path.hasPrefix(env.dir + "/public/") ? "public" : "private"
+                let live = CKDatabase.fold(try env.readLog(path).entries)
+                for r in live.values.sorted(by: { $0.recordName.utf8.lexicographicallyPrecedes($1.recordName.utf8) })
+                where database == "private" || state.access.allows(.read, type: r.recordType, record: r, schema: schema) {
+                    records.append(.object(["database": .string(database), "record": r.json()]))
+                    for v in r.fields.values { StoreDoctor.collectAssets(v, into: &hashes) }
+                }
+                done += FileIO.fileInfo(path)?.size ?? 0
+                progress(done, total)
+            }
+            var assets: [String: JSON] = [:]
+            for h in hashes.sorted() {
+                guard let bytes = try FileIO.read(env.assetPath(h)) else {
+                    throw CKError(.assetFileNotFound, "\(env.assetPath(h)): a record refers to this asset but its file is missing",
+                                  hint: "run 'ck doctor'")
+                }
+                assets[h] = .string(Data(bytes).base64EncodedString())
+            }
+            return .object([
+                "format": .string(CKContainer.fixtureFormat), "container": .string(identifier),
+                "environment": .string(environment.rawValue), "schema": schema.json,
+                "users": .array(try users().filter { owns($0.userRecordName) }
+                    .map { .object(["name": .string($0.name), "userRecordName": .string($0.userRecordName)]) }),
+                "zones": .array(zones), "records": .array(records), "assets": .object(assets),
+                "subscriptions": .array(try SubscriptionFile.read(env.subscriptionsPath).subscriptions.filter { owns($0.ownerRecordName) }.map(\.json)),
+                "keyValueStores": try exportKeyValueStores(env, owns: owns),
+            ])
+        }
+    }
+
+    /// The environment a fixtures document says it holds (`$.environment`), or nil when it says none.
+    public static func fixtureEnvironment(_ doc: JSON) throws(CKError) -> Environment? {
+        guard let value = doc["environment"], !value.isNull else { return nil }
+        guard let name = value.stringValue, let env = Environment(rawValue: name) else {
+            throw CKError.invalid("expected \"development\" or \"production\", found \(value.serialized())")
+        }
+        return env
+    }
+
+    /// Loads a fixtures document into an environment as `caller`: public records it created and its own private
+    /// zones, records and subscriptions (`allUsers`, an administrator's load, takes everyone's). The whole
+    /// document is checked first: if any part is invalid, nothing is written and every problem is listed with its
+    /// JSON path. Without `replace`, what the caller could replace must hold no records or zones yet; `replace`
+    /// replaces only that. `progress` is told records written out of the total.
+    @discardableResult
+    public func importFixtures(_ doc: JSON, into environment: Environment, as caller: Caller, allUsers: Bool = false,
+                               replace: Bool, label: String, progress: (Int, Int) -> Void = { _, _ in }) throws(CKError) -> FixtureSummary {
+        let me = caller.userRecordName
+        let owns: (String) -> Bool = { owner in allUsers || owner == me }
+        func foreign(_ owner: String) -> String {
+            "it belongs to user \(owner), not to the acting \(caller.description); import as that user, or pass --all-users to load every user's data"
+        }
+        var problems: [CKError.ItemFailure] = []
+        // Each problem is named by the file and the JSON path it is at; a reason that starts with a deeper path
+        // than the one it was met at gives that path instead.
+        func problem(_ path: String, _ why: String) {
+            var at = path, reason = why
+            if why.hasPrefix(path), let colon = why.range(of: ": ") {
+                at = String(why[..<colon.lowerBound])
+                reason = String(why[colon.upperBound...])
+            }
+            problems.append(.init(id: "\(label): \(at)", error: CKError.invalid(reason)))
+        }
+        guard case .object(let o) = doc else { throw CKError.invalid("\(label): expected a JSON object (a ck fixtures document)") }
+        if o["format"]?.stringValue != CKContainer.fixtureFormat {
+            problem("$.format", "expected \"\(CKContainer.fixtureFormat)\"")
+        }
+        do throws(CKError) { _ = try CKContainer.fixtureEnvironment(doc) } catch { problem("$.environment", error.reason) }
+        let defaults = FixtureDefaults(caller: me, now: store.now())
+        // A document without a schema gets the one its records make, as development's saves would.
+        var schema = Schema()
+        switch o["schema"] {
+        case nil, .null?: break
+        case .object(let s)?:
+            do throws(CKError) { schema = try Schema(json: s, path: "$.schema") } catch { problem("$.schema", error.reason) }
+        default: problem("$.schema", "expected an object")
+        }
+        var users: [(String, String)] = []
+        for (i, u) in (o["users"]?.arrayValue ?? []).enumerated() {
+            guard let n = u["name"]?.stringValue, (try? Names.validateUserName(n)) != nil else { problem("$.users[\(i)].name", "expected a user name"); continue }
+            guard allUsers || n == caller.userName else { problem("$.users[\(i)].name", foreign(CKContainer.userRecordName(for: n))); continue }
+            users.append((n, CKContainer.userRecordName(for: n)))
+        }
+        var zones: [Zone] = []
+        for (i, z) in (o["zones"]?.arrayValue ?? []).enumerated() {
+            let path = "$.zones[\(i)]"
+            do throws(CKError) {
+                var withSeq = try defaults.zone(z, path: path).objectValue ?? [:]
+                withSeq["seq"] = .int(0)
+                let zone = try Zone(json: .object(withSeq), path: path)
+                try Names.validateZoneName(zone.zoneID.zoneName)
+                guard zone.database == .private, !zone.zoneID.isDefault else { throw CKError.invalid("custom zones exist only in the private database") }
+                guard Names.isUserRecordName(zone.zoneID.ownerRecordName) else {
+                    throw CKError.invalid("ownerRecordName is not a user record name")
+                }
+                guard owns(zone.zoneID.ownerRecordName) else { throw CKError.invalid(foreign(zone.zoneID.ownerRecordName)) }
+                zones.append(zone)
+            } catch { problem(path, error.reason) }
+        }
+        var records: [(DatabaseScope, Record)] = []
+        // Records whose document gave no change tag: the import numbers them.
+        var untagged = Set<Int>()
+        var seen = Set<String>()
+        for (i, item) in (o["records"]?.arrayValue ?? []).enumerated() {
+            let path = "$.records[\(i)]"
+            let dbName = item["database"] == nil ? DatabaseScope.private.rawValue : item["database"]?.stringValue
+            guard let db = dbName.flatMap(DatabaseScope.init(rawValue:)), db != .shared else {
+                problem(path + ".database", "expected \"public\" or \"private\""); continue
+            }
+            guard let given = item["record"] else { problem(path + ".record", "missing"); continue }
+            do throws(CKError) {
+                let (rj, tagged) = try defaults.record(given, database: db, schema: schema, path: path + ".record")
+                let r = try Record(json: rj, path: path + ".record")
+                try Names.validateRecordName(r.recordName)
+                try Names.validateRecordType(r.recordType)
+                for k in r.fields.keys { try Names.validateFieldName(k) }
+                if db == .public {
+                    guard r.zoneID.isDefault, r.zoneID.ownerRecordName == CKContainer.publicOwner else {
+                        throw CKError.invalid("public records live in _defaultZone owned by \(CKContainer.publicOwner)")
+                    }
+                    // A user loads only public records it created: nobody is made the creator of what it did not write.
+                    guard owns(r.created.userRecordName) else { throw CKError.invalid("the record's creator is another user: " + foreign(r.created.userRecordName)) }
+                } else {
+                    guard Names.isUserRecordName(r.zoneID.ownerRecordName) else {
+                        throw CKError.invalid("zoneID.ownerRecordName is not a user record name")
+                    }
+                    guard owns(r.zoneID.ownerRecordName) else { throw CKError.invalid(foreign(r.zoneID.ownerRecordName)) }
+                    guard r.zoneID.isDefault || zones.contains(where: { $0.zoneID == r.zoneID }) else {
+                        throw CKError.invalid("zone '\(r.zoneID.zoneName)' is not among $.zones")
+                    }
+                }
+                guard seen.insert("\(db.rawValue)/\(r.zoneID.ownerRecordName)/\(r.zoneID.zoneName)/\(r.recordName)").inserted else {
+                    throw CKError.invalid("record '\(r.recordName)' appears twice in its zone")
+                }
+                // The record's values must fit the schema; in development they extend it, as a save would.
+                do throws(CKError) { _ = try schema.admit(recordType: r.recordType, values: r.fields, environment: environment) } catch {
+                    throw CKError.invalid("\(path).record: \(error.reason)")
+                }
+                if !tagged { untagged.insert(records.count) }
+                records.append((db, r))
+            } catch { problem(path, error.reason) }
+        }
+        var assets: [String: [UInt8]] = [:]
+        for (h, v) in o["assets"]?.objectValue ?? [:] {
+            guard let s = v.stringValue, let d = Data(base64Encoded: s) else { problem("$.assets.\(h)", "expected base64 bytes"); continue }
+            let bytes = [UInt8](d)
+            guard SHA256.hex(bytes) == h else { problem("$.assets.\(h)", "the bytes' SHA-256 is not the key"); continue }
+            assets[h] = bytes
+        }
+        let subscriptions = validateSubscriptions(o["subscriptions"], schema: schema, zones: zones, environment: environment, defaultOwner: me,
+                                                  owns: owns, foreign: foreign, problem: problem)
+        let keyValueStores = validateKeyValueStores(o["keyValueStores"], defaultUser: me, owns: owns, foreign: foreign, problem: problem)
+        var referenced = Set<String>()
+        for (_, r) in records { for v in r.fields.values { StoreDoctor.collectAssets(v, into: &referenced) } }
+        let db = database(.private, environment: environment, caller: caller)
+        let env = db.env
+        for h in referenced.sorted() where assets[h] == nil && !FileIO.exists(env.assetPath(h)) {
+            problem("$.assets", "no bytes for asset \(h), which a record refers to")
+        }
+        if !problems.isEmpty {
+            throw CKError(.invalidArguments, "\(label): \(problems.count) problem\(problems.count == 1 ? "" : "s"); nothing was imported", items: problems)
+        }
+        let summary = try db.perform(.fixturesImport, administrator: allUsers) { (state) throws(CKError) -> FixtureSummary in
+            // Public records are created as the caller: the document's grants must let it.
+            let denied = records.enumerated().compactMap { (i, item) -> CKError.ItemFailure? in
+                guard item.0 == .public, !state.access.allows(.create, type: item.1.recordType, record: nil, schema: schema) else { return nil }
+                return .init(id: "$.records[\(i)]", error: state.access.denial(.create, type: item.1.recordType, record: nil, schema: schema))
+            }
+            if !denied.isEmpty {
+                throw CKError(.permissionFailure, "\(label): the acting \(caller.description) may not create \(denied.count) public record\(denied.count == 1 ? "" : "s"); nothing was imported",
+                              serverErrorCode: "ACCESS_DENIED", items: denied)
+            }
+            var catalog = state.catalog
+            // What this import may replace: the public database and the caller's private data (everything with allUsers).
+            let mine = env.logPaths(ownedBy: owns)
+            var existing = false
+            for p in mine where !existing { existing = !CKDatabase.fold(try env.readLog(p).entries).isEmpty }
+            let oldSubscriptions = try SubscriptionFile.read(env.subscriptionsPath).subscriptions
+            let existingSubscriptions = oldSubscriptions.contains { owns($0.ownerRecordName) }
+            let myZones = catalog.zones.filter { owns($0.zoneID.ownerRecordName) }
+            if !replace && (existing || !myZones.isEmpty || existingSubscriptions || hasKeyValueStores(env, owns: owns)) {
+                throw CKError(.serverRecordChanged, "the \(environment.rawValue) environment of \(identifier) already has records or zones",
+                              serverErrorCode: "EXISTS", hint: "pass --replace to replace everything in it")
+            }
+            // Zones this import replaces go through the effects stage's bookkeeping: the database change feed
+            // reports them deleted, so devices toss their copies.
+            if replace { try db.recordDropped(myZones, catalog: &catalog) }
+            var seq = try env.highestSeq(catalog: catalog)
+            if !untagged.isEmpty {
+                // Numbers for untagged records come after every tag the document gives, so none meets another.
+                for (_, r) in records { if let n = Int64(r.changeTag, radix: 36) { seq = max(seq, n) } }
+            }
+            var byLog: [String: [LogEntry]] = [:]
+            var order: [String] = []
+            for (i, (db, given)) in records.enumerated() {
+                var r = given
+                let path = env.relative(env.logPath(database: db, zone: r.zoneID))
+                if byLog[path] == nil { order.append(path) }
+                seq += 1
+                if untagged.contains(i) { r.changeTag = CKDatabase.changeTag(seq: seq) }
+                byLog[path, default: []].append(.save(seq: seq, record: r))
+                // Imported tags stay as they were; later tags must not meet them.
+                if let n = Int64(r.changeTag, radix: 36) { seq = max(seq, n) }
+            }
+            catalog.zones.removeAll { owns($0.zoneID.ownerRecordName) }
+            catalog.zones += zones.map { var z = $0; seq += 1; z.seq = seq; return z }
+            catalog.lastSeq = seq
+            let writeSubscriptions = !subscriptions.isEmpty || FileIO.exists(env.subscriptionsPath)
+            // What is replaced: the public database and the caller's private tree and notifications (everyone's
+            // with allUsers). The new trees are built aside and swapped in whole.
+            let privateTrees = allUsers ? ["private"] : me.map { ["private/" + $0] } ?? []
+            let notifications = allUsers ? ["notifications"] : me.map { ["notifications/" + $0 + ".jsonl"] } ?? []
+            // New asset files and key-value stores go in with the rest, so a failed import leaves none behind.
+            let newAssets = assets.keys.sorted().filter { !FileIO.exists(env.assetPath($0)) }
+            let kvDir = env.relative(env.keyValueDir)
+            let kvFiles = keyValueStores.map { kvDir + "/" + $0.userRecordName + ".json" }
+            let oldKV = replace ? FileIO.list(env.keyValueDir).filter { $0.hasSuffix(".json") && owns(String($0.dropLast(5))) }
+                .map { kvDir + "/" + $0 }.filter { !kvFiles.contains($0) } : []
+            let trees = ["public"] + privateTrees
+            let staging = trees + ["schema.json", "zones.json"] + (writeSubscriptions ? ["subscriptions.json"] : [])
+                + newAssets.map { env.relative(env.assetPath($0)) } + kvFiles
+            try env.replaceData(operation: "import", staging: staging, remove: notifications + oldKV) { (staged) throws(CKError) in
+                for name in trees { if let path = staged[name] { try FileIO.makeDirectory(path) } }
+                for h in newAssets {
+                    if let path = staged[env.relative(env.assetPath(h))], let bytes = assets[h] { try FileIO.atomicWrite(path, bytes) }
+                }
+                for var file in keyValueStores {
+                    if let path = staged[kvDir + "/" + file.userRecordName + ".json"] { try file.write(path) }
+                }
+                var written = 0
+                for rel in order {
+                    // The staged tree that holds this log: "public", "private" or "private/<owner>".
+                    guard let entries = byLog[rel],
+                          let top = staging.filter({ rel.hasPrefix($0 + "/") }).max(by: { $0.count < $1.count }),
+                          let root = staged[top] else { continue }
+                    let path = root + rel.dropFirst(top.count)
+                    try FileIO.makeDirectory(PathName.parent(path))
+                    var tail = ZoneLogContents()
+                    for start in stride(from: 0, to: entries.count, by: CKDatabase.maxOperationsPerRequest) {
+                        let chunk = Array(entries[start..<min(start + CKDatabase.maxOperationsPerRequest, entries.count)])
+                        let spans = try ZoneLog.append(path, chunk, after: tail, sync: false)
+                        tail = ZoneLogContents.after(tail, spans: spans, count: chunk.count)
+                        written += chunk.count
+                        progress(written, records.count)
+                    }
+                }
+                if let p = staged["schema.json"] { try JSONFile.write(p, schema.json) }
+                if let p = staged["zones.json"] { try JSONFile.write(p, catalog.json) }
+                if let p = staged["subscriptions.json"] {
+                    var file = SubscriptionFile()
+                    file.subscriptions = oldSubscriptions.filter { !owns($0.ownerRecordName) } + subscriptions
+                    try file.write(p)
+                }
+            }
+            return FixtureSummary(zones: zones.count, records: records.count, assets: assets.count, users: users.count,
+                                  subscriptions: subscriptions.count, keyValueStores: keyValueStores.count)
+        }
+        for (name, _) in users { try register(user: name) }
+        return summary
+    }
+
+    /// Checks `$.subscriptions` with the rules a save applies, against the document's own schema and zones.
+    package func validateSubscriptions(_ json: JSON?, schema: Schema, zones: [Zone], environment: Environment, defaultOwner: String?,
+                               owns: (String) -> Bool, foreign: (String) -> String,
+                               problem: (String, String) -> Void) -> [Subscription] {
+        guard let json else { return [] }
+        guard let list = json.arrayValue else { problem("$.subscriptions", "expected an array"); return [] }
+        var out: [Subscription] = []
+        var seen = Set<String>()
+        for (i, item) in list.enumerated() {
+            let path = "$.subscriptions[\(i)]"
+            do throws(CKError) {
+                var given = item
+                if case .object(var o) = item {
+                    // A hand-written subscription may leave out its owner (the importing caller) and database.
+                    if o["ownerRecordName"] == nil, let me = defaultOwner { o["ownerRecordName"] = .string(me) }
+                    if o["database"] == nil { o["database"] = .string(DatabaseScope.private.rawValue) }
+                    given = .object(o)
+                }
+                let sub = try Subscription(json: given, path: path)
+                try Subscription.validateID(sub.subscriptionID)
+                guard Names.isUserRecordName(sub.ownerRecordName) else {
+                    throw CKError.invalid("ownerRecordName is not a user record name")
+                }
+                guard owns(sub.ownerRecordName) else { throw CKError.invalid(foreign(sub.ownerRecordName)) }
+                let db = CKDatabase(container: self, scope: sub.database, environment: environment, owner: sub.ownerRecordName)
+                try db.check(sub, schema: schema) { (name) throws(CKError) -> Zone in
+                    let id = db.zoneID(name)
+                    if id.isDefault { return Zone(zoneID: id, database: sub.database, capabilities: [], created: 0, seq: 0) }
+                    guard sub.database == .private, let z = zones.first(where: { $0.zoneID == id }) else {
+                        throw CKError(.zoneNotFound, "zone '\(name)' of \(sub.ownerRecordName) is not among $.zones")
+                    }
+                    return z
+                }
+                guard seen.insert(SubscriptionFile.key(sub)).inserted else {
+                    throw CKError.invalid("subscription '\(sub.subscriptionID)' appears twice for its owner and database")
+                }
+                out.append(sub)
+            } catch { problem(path, error.reason) }
+        }
+        return out
+    }
+}

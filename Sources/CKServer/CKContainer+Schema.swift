@@ -1,0 +1,179 @@
+import Foundation
+import CKFiles
+import CKModel
+import CKSchema
+import CKStorage
+
+/// What `ck schema diff` and `ck schema deploy` report.
+public struct SchemaDiff: Sendable {
+    /// Changes that would turn the target environment's schema into the source's.
+    public var changes: [SchemaChange]
+    /// The changes CloudKit refuses: removing or retyping what the target (production) has.
+    public var conflicts: [SchemaChange]
+}
+
+extension CKContainer {
+    package func environmentStore(_ e: Environment) -> EnvironmentStore {
+        EnvironmentStore(containerDir: dir, environment: e, indexEnabled: store.indexEnabled)
+    }
+
+    /// Runs `body` holding development's lock, then production's (always in that order).
+    package func withBothEnvironments<T>(developmentExclusive: Bool, productionExclusive: Bool,
+                                 _ body: (EnvironmentStore, EnvironmentStore) throws(CKError) -> T) throws(CKError) -> T {
+        let dev = environmentStore(.development), prod = environmentStore(.production)
+        return try dev.locked(exclusive: developmentExclusive) { () throws(CKError) -> T in
+            try prod.locked(exclusive: productionExclusive) { () throws(CKError) -> T in try body(dev, prod) }
+        }
+    }
+
+    /// The changes that would make `target`'s schema match `source`'s.
+    public func schemaDiff(from source: Environment = .development, to target: Environment = .production) throws(CKError) -> SchemaDiff {
+        try withBothEnvironments(developmentExclusive: false, productionExclusive: false) { (dev, prod) throws(CKError) -> SchemaDiff in
+            let s = source == .development ? try dev.readSchema() : try prod.readSchema()
+            let t = target == .development ? try dev.readSchema() : try prod.readSchema()
+            let changes = t.changes(to: s)
+            return SchemaDiff(changes: changes, conflicts: target == .production ? changes.filter(\.losesData) : [])
+        }
+    }
+
+    /// Checks a schema as import would, without writing: index rules, and nothing production has removed or retyped.
+    /// Returns the changes import would make to development.
+    public func validateImport(_ schema: Schema, file: String, environment: Environment = .development) throws(CKError) -> [SchemaChange] {
+        try requireDevelopmentForImport(environment)
+        return try withBothEnvironments(developmentExclusive: false, productionExclusive: false) { (dev, prod) throws(CKError) -> [SchemaChange] in
+            try check(schema, file: file, production: try prod.readSchema())
+            return try dev.readSchema().changes(to: schema)
+        }
+    }
+
+    /// Makes `schema` the development schema, as `cktool import-schema` does; refuses what would lose production data.
+    @discardableResult
+    public func importSchema(_ schema: Schema, file: String, environment: Environment = .development) throws(CKError) -> [SchemaChange] {
+        try requireDevelopmentForImport(environment)
+        return try withBothEnvironments(developmentExclusive: true, productionExclusive: false) { (dev, prod) throws(CKError) -> [SchemaChange] in
+            try check(schema, file: file, production: try prod.readSchema())
+            let changes = try dev.readSchema().changes(to: schema)
+            if !changes.isEmpty { try dev.writeSchema(schema) }
+            return changes
+        }
+    }
+
+    private func requireDevelopmentForImport(_ environment: Environment) throws(CKError) {
+        if environment == .production {
+            throw CKError(.permissionFailure, "endpoint not applicable in the environment 'production'",
+                          serverErrorCode: "BAD_REQUEST",
+                          hint: "import into development, then 'ck schema deploy' copies it to production")
+        }
+    }
+
+    private func check(_ schema: Schema, file: String, production: Schema) throws(CKError) {
+        try schema.validateIndexes(file: file)
+        let conflicts = production.dataLossConflicts(to: schema)
+        if !conflicts.isEmpty {
+            throw CKError(.invalidArguments,
+                          "\(file): the schema would remove or retype \(conflicts.count) thing\(conflicts.count == 1 ? "" : "s") production has; CloudKit makes no changes",
+                          hint: "keep every record type and field that production has, with its type",
+                          items: conflicts.map(\.conflictFailure))
+        }
+    }
+
+    /// Copies development's record types, fields, indexes, grants and roles to production (never records).
+    /// Refuses, listing each conflict, when that would remove or retype anything production has.
+    @discardableResult
+    public func deploySchema(dryRun: Bool = false) throws(CKError) -> [SchemaChange] {
+        try withBothEnvironments(developmentExclusive: false, productionExclusive: !dryRun) { (dev, prod) throws(CKError) -> [SchemaChange] in
+            let d = try dev.readSchema(), p = try prod.readSchema()
+            let changes = p.changes(to: d)
+            let conflicts = changes.filter(\.losesData)
+            if !conflicts.isEmpty {
+                throw CKError(.invalidArguments,
+                              "deploy refused: development would remove or retype \(conflicts.count) thing\(conflicts.count == 1 ? "" : "s") production has",
+                              hint: "production is additive only; restore them in development (or 'ck schema reset' to start from production)",
+                              items: conflicts.map(\.conflictFailure))
+            }
+            // Roles are only ever added to production.
+            let applied = changes.filter { if case .removeRole = $0 { return false }; return true }
+            if !dryRun && !applied.isEmpty {
+                var merged = d
+                for r in p.roles where !merged.roles.contains(r) { merged.roles.append(r) }
+                try prod.writeSchema(merged)
+            }
+            return applied
+        }
+    }
+
+    /// Makes development a copy of production's schema and deletes all development data, as `cktool reset-schema`.
+    /// Returns the number of records deleted.
+    @discardableResult
+    public func resetDevelopment() throws(CKError) -> Int {
+        try withBothEnvironments(developmentExclusive: true, productionExclusive: false) { (dev, prod) throws(CKError) -> Int in
+            let production = try prod.readSchema()
+            var catalog = try dev.readCatalog()
+            var deleted = 0
+            for path in dev.allLogPaths() {
+                // A broken log is deleted with the rest; it only cannot be counted.
+                deleted += (try? dev.readLog(path)).map { CKDatabase.fold($0.entries).count } ?? 0
+            }
+            // Every zone goes through the effects stage, so the database change feed tells devices to toss them.
+            // Sequence numbers keep growing across a reset, so change tags stay unique.
+            let owner = CKDatabase(container: self, scope: .private, environment: .development, owner: "")
+            try owner.recordDropped(catalog.zones, catalog: &catalog)
+            catalog.lastSeq = try dev.highestSeq(catalog: catalog) + 1
+            // All of development's data goes in one all-or-nothing swap.
+            try dev.replaceData(operation: "schema reset", staging: ["public", "private", "assets", "schema.json", "zones.json"],
+                                remove: []) { (staged) throws(CKError) in
+                for n in ["public", "private", "assets"] { if let p = staged[n] { try FileIO.makeDirectory(p) } }
+                if let p = staged["schema.json"] { try JSONFile.write(p, production.json) }
+                if let p = staged["zones.json"] { try JSONFile.write(p, catalog.json) }
+            }
+            return deleted
+        }
+    }
+
+    /// Sets or removes indexes of a field (system fields included) in development's schema.
+    @discardableResult
+    public func setIndexes(recordType: String, field: String, queryable: Bool, sortable: Bool, searchable: Bool,
+                           remove: Bool, environment: Environment = .development) throws(CKError) -> SchemaChange? {
+        if environment == .production {
+            throw CKError(.permissionFailure, "indexes can't be edited in production",
+                          hint: "edit them in development and run 'ck schema deploy'")
+        }
+        let dev = environmentStore(.development)
+        return try dev.locked(exclusive: true) { () throws(CKError) -> SchemaChange? in
+            var schema = try dev.readSchema()
+            guard var t = schema.recordTypes[recordType] else {
+                let close = Names.closest(to: recordType, among: Array(schema.recordTypes.keys)).map { "did you mean '\($0)'? Otherwise " } ?? ""
+                throw CKError(.unknownItem, "Did not find record type: \(recordType)",
+                              hint: close + "save a record of that type first, or import a schema that defines it")
+            }
+            let systemType = RecordTypeSchema.systemFields[field]
+            guard let old = t.fields[field] ?? systemType.map({ FieldSchema(type: $0) }) else {
+                throw CKError(.unknownItem, "Did not find field: '\(field)' in type: '\(recordType)'",
+                              hint: Names.closest(to: field, among: Array(t.fields.keys) + Array(RecordTypeSchema.systemFields.keys))
+                                  .map { "did you mean '\($0)'?" })
+            }
+            var new = old
+            let all = !queryable && !sortable && !searchable
+            if remove {
+                if queryable || all { new.queryable = false }
+                if sortable || all { new.sortable = false }
+                if searchable || all { new.searchable = false }
+            } else {
+                if all { throw CKError.invalid("name an index: --queryable, --sortable or --searchable") }
+                if queryable { new.queryable = true }
+                if sortable { new.sortable = true }
+                if searchable { new.searchable = true }
+            }
+            if new == old { return nil }
+            if systemType != nil && !new.queryable && !new.sortable && !new.searchable {
+                t.fields[field] = nil
+            } else {
+                t.fields[field] = new
+            }
+            schema.recordTypes[recordType] = t
+            try schema.validateIndexes(file: "\(recordType).\(field)")
+            try dev.writeSchema(schema)
+            return .changeIndexes(type: recordType, field: field, from: old, to: new)
+        }
+    }
+}

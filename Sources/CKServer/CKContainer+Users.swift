@@ -1,0 +1,125 @@
+import Foundation
+import CKFiles
+import CKModel
+
+/// Users, their account status and their roles, kept in container.json.
+extension CKContainer {
+    /// The roles every record type knows; they can't be assigned.
+    public static let builtInRoles: Set<String> = ["_world", "_icloud", "_creator"]
+
+    /// Users known to this container, by name.
+    public func users() throws(CKError) -> [ContainerUser] {
+        let users = try info()["users"]?.objectValue ?? [:]
+        return users.keys.sorted().map { name in parseUser(name, users[name] ?? .null) }
+    }
+
+    package func parseUser(_ name: String, _ json: JSON) -> ContainerUser {
+        var u = ContainerUser(name: name)
+        u.accountStatus = json["accountStatus"]?.stringValue.flatMap(AccountStatus.init(rawValue:)) ?? .available
+        u.created = json["created"]?.int64Value ?? 0
+        for env in Environment.allCases {
+            let list = json["roles"]?[env.rawValue]?.arrayValue?.compactMap(\.stringValue) ?? []
+            if !list.isEmpty { u.roles[env] = list }
+        }
+        return u
+    }
+
+    /// One user by name, or nil when the container never met it.
+    public func user(named name: String) throws(CKError) -> ContainerUser? {
+        guard let j = try info()["users"]?[name] else { return nil }
+        return parseUser(name, j)
+    }
+
+    /// The user whose user record name this is, if the container knows it.
+    public func user(recordName: String) throws(CKError) -> ContainerUser? {
+        try users().first { $0.userRecordName == recordName }
+    }
+
+    /// A caller's account status: a user the container never met has an available account (created on first use).
+    public func accountStatus(of caller: Caller) throws(CKError) -> AccountStatus {
+        guard let name = caller.userName else { return .noAccount }
+        return try user(named: name)?.accountStatus ?? .available
+    }
+
+    /// Sets a user's account status, listing the user first if the container never met it.
+    public func setAccountStatus(_ status: AccountStatus, of user: String) throws(CKError) {
+        try Names.validateUserName(user)
+        try updateUser(user, create: true) { (u) throws(CKError) in u["accountStatus"] = .string(status.rawValue) }
+    }
+
+    /// Gives (`held`) or takes a custom role of `environment`'s schema to or from a known user; false when
+    /// the user already held it, or did not.
+    @discardableResult
+    public func setRole(_ role: String, of user: String, held: Bool, environment: Environment) throws(CKError) -> Bool {
+        try checkRole(role, environment: environment)
+        var changed = false
+        try updateUser(user, create: false) { (u) throws(CKError) in
+            var roles = u["roles"]?.objectValue ?? [:]
+            var list = roles[environment.rawValue]?.arrayValue?.compactMap(\.stringValue) ?? []
+            changed = list.contains(role) != held
+            list.removeAll { $0 == role }
+            if held { list.append(role); list.sort() }
+            roles[environment.rawValue] = list.isEmpty ? nil : .array(list.map { .string($0) })
+            u["roles"] = roles.isEmpty ? nil : .object(roles)
+        }
+        return changed
+    }
+
+    /// The roles of `environment`'s schema, custom ones only.
+    package func checkRole(_ role: String, environment: Environment) throws(CKError) {
+        if CKContainer.builtInRoles.contains(role) {
+            throw CKError.invalid("'\(role)' is a built-in role: every user holds _world, signed-in users _icloud, and a record's creator _creator",
+                                  hint: "assign a custom role made with CREATE ROLE in the schema")
+        }
+        let roles = try schema(environment).roles
+        guard roles.contains(role) else {
+            let known = roles.isEmpty ? "it has none" : "it has " + roles.joined(separator: ", ")
+            throw CKError(.unknownItem, "role '\(Names.describe(role))' is not in the \(environment.rawValue) schema (\(known))",
+                          hint: "add 'CREATE ROLE \(role);' to the schema and import it (ck schema import)")
+        }
+    }
+
+    /// Records a user in container.json the first time it is met.
+    package func register(user: String) throws(CKError) {
+        if try info()["users"]?[user] != nil { return }
+        try updateUser(user, create: true) { (_) throws(CKError) in }
+    }
+
+    /// Rewrites one user's entry under the store lock; `create` lists a user the container never met.
+    package func updateUser(_ name: String, create: Bool, _ change: (inout [String: JSON]) throws(CKError) -> Void) throws(CKError) {
+        try updateInfo { (o) throws(CKError) in try updateUser(name, in: &o, create: create, change) }
+    }
+
+    /// Rewrites container.json under the store lock; nothing is written when `change` leaves it as it was.
+    package func updateInfo(_ change: (inout [String: JSON]) throws(CKError) -> Void) throws(CKError) {
+        let lock = try FileLock(path: store.lockPath, exclusive: true)
+        defer { lock.unlock() }
+        guard var o = try JSONFile.readObject(infoPath) else { throw CKError(.badContainer, "container '\(identifier)' does not exist") }
+        let before = o
+        try change(&o)
+        if JSON.object(before) != JSON.object(o) { try JSONFile.write(infoPath, .object(o)) }
+    }
+
+    private func updateUser(_ name: String, in o: inout [String: JSON], create: Bool,
+                            _ change: (inout [String: JSON]) throws(CKError) -> Void) throws(CKError) {
+        var users = o["users"]?.objectValue ?? [:]
+        var entry: [String: JSON]
+        if let existing = users[name]?.objectValue {
+            entry = existing
+        } else {
+            guard create else {
+                let known = users.keys.sorted()
+                throw CKError(.unknownItem, "no user '\(Names.describe(name))' in container \(identifier)",
+                              hint: known.isEmpty ? "a user is listed once it has written something or had its account set"
+                                                  : "known users: " + known.joined(separator: ", "))
+            }
+            entry = ["userRecordName": .string(CKContainer.userRecordName(for: name)),
+                     "accountStatus": .string(AccountStatus.available.rawValue), "created": .int(store.now())]
+        }
+        let before = entry
+        try change(&entry)
+        if users[name] != nil && JSON.object(before) == JSON.object(entry) { return }
+        users[name] = .object(entry)
+        o["users"] = .object(users)
+    }
+}

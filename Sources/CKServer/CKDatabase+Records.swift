@@ -1,0 +1,450 @@
+import Foundation
+import CKFiles
+import CKModel
+import CKSchema
+import CKStorage
+
+/// The outcome of a modify request.
+public struct ModifyResult: Sendable {
+    /// One result per operation, in order, then cascaded deletions.
+    public var results: [RecordResult]
+    /// True when the zone applied the request atomically.
+    public var atomic: Bool
+
+    public var failures: [CKError.ItemFailure] {
+        results.compactMap { r in r.error.map { CKError.ItemFailure(id: r.recordName, error: $0) } }
+    }
+}
+
+extension CKDatabase {
+    /// Applies up to 200 operations to one zone in order, as records/modify does.
+    /// With `atomic` in a zone with the atomic capability, one failure fails them all and nothing is written.
+    public func modify(_ operations: [RecordOperation], zone zoneName: String = Names.defaultZoneName,
+                       atomic: Bool = false, stagedAssets: [String: [UInt8]] = [:]) throws(CKError) -> ModifyResult {
+        var out: ModifyResult? = nil
+        try modify(requests: [operations], zone: zoneName, atomic: atomic, stagedAssets: stagedAssets) { out = $0 }
+        return out ?? ModifyResult(results: [], atomic: false)
+    }
+
+    /// Applies several requests (each at most 200 operations, each atomic on its own as CloudKit applies
+    /// them) under one lock. The log is synced every `syncEvery` requests and at the end; `durable` is called
+    /// after each sync. `each` sees every request's result in order; what it was told is durable once
+    /// `durable` has been called after it (or this returns).
+    public func modify<S: Sequence>(requests: S, zone zoneName: String = Names.defaultZoneName, atomic: Bool = false,
+                                    stagedAssets: [String: [UInt8]] = [:], syncEvery: Int = 25,
+                                    durable: () -> Void = {},
+                                    each: (ModifyResult) throws(CKError) -> Void) throws(CKError) where S.Element == [RecordOperation] {
+        try perform(.recordModify, zone: zoneName) { (state) throws(CKError) in
+            guard let zone = state.zone else { return }
+            var effects = try RecordEffects(db: self, zone: zone, notify: true)
+            var seq = try env.highestSeq(catalog: state.catalog)
+            var schema = try env.readSchema()
+            var sinceSync = 0
+            for operations in requests {
+                guard operations.count <= CKDatabase.maxOperationsPerRequest else {
+                    throw CKError(.limitExceeded, "\(operations.count) operations in one request; CloudKit allows \(CKDatabase.maxOperationsPerRequest)",
+                                  hint: "split the request in smaller batches")
+                }
+                // The fault stage of a record modify: per request (save and/or delete), then per record in the session.
+                let ops = Set(operations.map { $0.type.isDelete ? FaultRule.Op.delete : .save })
+                if let lost = try injectFaults(state.faults, faultPoint(state.context, ops: ops)) { state.lostResponse = lost }
+                var session = ModifySession(db: self, zone: zone, logPath: effects.path, reader: effects.reader, schema: schema,
+                                            seq: seq, stagedAssets: stagedAssets, access: state.access)
+                session.faults = (state.faults, state.context)
+                session.quota = state.quota
+                let result = applyRequest(operations, session: &session, atomic: atomic && zone.capabilities.contains(.atomic))
+                try session.checkRequestSize()
+                if let lost = session.lostResponse { state.lostResponse = lost }
+                if !result.atomic || !result.results.contains(where: { $0.error != nil }), !session.entries.isEmpty {
+                    let assets = session.usedAssets.reduce(into: [String: [UInt8]]()) { $0[$1] = session.stagedAssets[$1] }
+                    try effects.commit(session.entries, schema: session.schema, schemaChanged: session.schemaChanged, assets: assets)
+                    seq = session.seq
+                    schema = session.schema
+                    state.quota = session.quota
+                }
+                try each(result)
+                sinceSync += 1
+                if sinceSync >= syncEvery {
+                    try effects.sync()
+                    sinceSync = 0
+                    durable()
+                }
+            }
+            // Synced before anything is reported as done: a few fsyncs per call, not one per request.
+            try effects.sync()
+            // A lost response: applied and durable, but the client never hears so.
+            if let lost = state.lostResponse { throw lost }
+            durable()
+        }
+    }
+
+    /// Applies one request's operations to a session; failed operations leave no trace in it.
+    package func applyRequest(_ operations: [RecordOperation], session: inout ModifySession, atomic: Bool) -> ModifyResult {
+        var results: [RecordResult] = []
+        var cascaded: [RecordResult] = []
+        var seen = Set<String>()
+        session.requestSaves = Set(operations.filter { !$0.type.isDelete }.compactMap(\.recordName))
+        for op in operations {
+            let mark = session.mark()
+            do throws(CKError) {
+                let (result, extra) = try session.apply(op, seen: &seen)
+                results.append(result)
+                cascaded += extra
+            } catch {
+                session.rollback(to: mark)
+                results.append(.failed(recordName: op.recordName ?? "", error))
+            }
+        }
+        if atomic && results.contains(where: { $0.error != nil }) {
+            let failed = results.map { r -> RecordResult in
+                if r.error != nil { return r }
+                return .failed(recordName: r.recordName, CKError(.batchRequestFailed,
+                    "Batch Request Failed: another operation in this atomic request failed, so none was applied"))
+            }
+            return ModifyResult(results: failed, atomic: true)
+        }
+        return ModifyResult(results: results + cascaded, atomic: atomic)
+    }
+
+    /// Fetches records by name; a missing name gives unknownItem for that name.
+    public func fetch(_ names: [String], zone zoneName: String = Names.defaultZoneName) throws(CKError) -> [RecordResult] {
+        try perform(.recordFetch, zone: zoneName) { (state) throws(CKError) -> [RecordResult] in
+            guard let zone = state.zone else { return [] }
+            let reader = try env.openZone(env.logPath(database: scope, zone: zone.zoneID)).reader
+            let schema = scope == .public ? try env.readSchema() : Schema()
+            var results: [RecordResult] = []
+            for name in names {
+                do throws(CKError) { try Names.validateRecordName(name) } catch { results.append(.failed(recordName: name, error)); continue }
+                var found = try reader.record(name)
+                if found == nil { found = try userRecord(name, zone: zone) }
+                guard let r = found else {
+                    results.append(.failed(recordName: name, CKError(.unknownItem, "Record not found: '\(name)' in zone \(zoneName)")))
+                    continue
+                }
+                do throws(CKError) { try state.access.require(.read, type: r.recordType, record: r, schema: schema) } catch {
+                    results.append(.failed(recordName: name, error)); continue
+                }
+                results.append(.saved(r))
+            }
+            return results
+        }
+    }
+
+    /// All live records of a zone that the caller may read, by name (for listing and completion).
+    public func records(zone zoneName: String = Names.defaultZoneName) throws(CKError) -> [Record] {
+        try perform(.recordList, zone: zoneName) { (state) throws(CKError) -> [Record] in
+            guard let zone = state.zone else { return [] }
+            let schema = scope == .public ? try env.readSchema() : Schema()
+            let live = CKDatabase.fold(try env.readLog(env.logPath(database: scope, zone: zone.zoneID)).entries)
+            return live.values.filter { state.access.allows(.read, type: $0.recordType, record: $0, schema: schema) }
+                .sorted { $0.recordName < $1.recordName }
+        }
+    }
+}
+
+/// The working state of one modify request: applied in memory, written only when it succeeds.
+package struct ModifySession {
+    package let db: CKDatabase
+    package let zone: Zone
+    package let logPath: String
+    package let reader: ZoneReader
+    /// Records this request saved (or deleted: nil) so far, over what the reader sees.
+    package var overlay: [String: Record?] = [:]
+    /// What `overlay` held before each change, so a failed operation can be undone without copying the session.
+    package var undo: [(name: String, previous: Record??)] = []
+    package var schema: Schema
+    package var schemaChanged = false
+    package var seq: Int64
+    package var stagedAssets: [String: [UInt8]]
+    package var usedAssets = Set<String>()
+    package var entries: [LogEntry] = []
+    /// The permission stage's view of the caller: grants are checked per record as it is reached.
+    package let access: Access
+    /// Names this request saves: a parent may be one of them (CloudKit: "or is part of the same operation").
+    package var requestSaves = Set<String>()
+    /// The fault stage's engine and the operation, for rules that target records.
+    package var faults: (engine: FaultEngine, context: OperationContext)?
+    /// The quota stage's budget; nil when the database has no quota.
+    package var quota: QuotaBudget?
+    /// An after-commit rule fired for one of the records.
+    package var lostResponse: CKError?
+
+    package init(db: CKDatabase, zone: Zone, logPath: String, reader: ZoneReader, schema: Schema, seq: Int64,
+         stagedAssets: [String: [UInt8]], access: Access) {
+        self.db = db
+        self.access = access
+        self.zone = zone
+        self.logPath = logPath
+        self.reader = reader
+        self.schema = schema
+        self.seq = seq
+        self.stagedAssets = stagedAssets
+    }
+
+    package var stamp: RecordStamp { RecordStamp(timestamp: db.store.now(), userRecordName: db.userRecordName, deviceID: db.deviceID) }
+
+    /// The state to return to when an operation fails.
+    package struct Mark {
+        package var entries: Int, undo: Int, seq: Int64, schema: Schema, schemaChanged: Bool, usedAssets: Set<String>, quota: QuotaBudget?
+    }
+
+    package func mark() -> Mark {
+        Mark(entries: entries.count, undo: undo.count, seq: seq, schema: schema, schemaChanged: schemaChanged, usedAssets: usedAssets,
+             quota: quota)
+    }
+
+    package mutating func rollback(to m: Mark) {
+        entries.removeLast(entries.count - m.entries)
+        while undo.count > m.undo, let u = undo.popLast() { overlay[u.name] = u.previous }
+        seq = m.seq
+        schema = m.schema
+        schemaChanged = m.schemaChanged
+        usedAssets = m.usedAssets
+        quota = m.quota
+    }
+
+    package mutating func setOverlay(_ name: String, _ record: Record?) {
+        undo.append((name, overlay[name]))
+        overlay[name] = .some(record)
+    }
+
+    /// The record as this request sees it: its own changes first, then the zone.
+    package func current(_ name: String) throws(CKError) -> Record? {
+        if let o = overlay[name] { return o }
+        if let r = try reader.record(name) { return r }
+        return try db.userRecord(name, zone: zone)
+    }
+
+    /// Live records (as this request sees them) whose references with `action` point at `target`.
+    package func referrers(to target: String, action: Reference.Action) throws(CKError) -> [Record] {
+        var names = Set(try reader.referrers(to: target, action: action))
+        for (n, r) in overlay where r?.refers(to: target, action: action) == true { names.insert(n) }
+        var out: [Record] = []
+        for n in names.sorted() {
+            if let r = try current(n), r.refers(to: target, action: action) { out.append(r) }
+        }
+        return out
+    }
+
+    package mutating func apply(_ op: RecordOperation, seen: inout Set<String>) throws(CKError) -> (RecordResult, [RecordResult]) {
+        if let e = op.inputError { throw e }
+        let name = op.recordName ?? UUID().uuidString
+        try Names.validateRecordName(name)
+        guard seen.insert(name).inserted else {
+            throw CKError.invalid("only one operation per record is allowed in a request; '\(name)' appears twice")
+        }
+        if op.type.needsTag && (op.changeTag ?? "").isEmpty {
+            throw CKError.invalid("\(op.type.rawValue) of '\(name)' needs the record's change tag (recordChangeTag)",
+                                  hint: "fetch the record for its tag, or use a force operation / --policy changed-keys")
+        }
+        let existing = try current(name)
+        if let (engine, context) = faults {
+            let point = db.faultPoint(context, ops: [op.type.isDelete ? .delete : .save], record: (name, op.recordType ?? existing?.recordType))
+            if let lost = try db.injectFaults(engine, point) { lostResponse = lost }
+        }
+        if op.type.isDelete { return try delete(name, existing: existing, op: op) }
+        return (.saved(try save(name, existing: existing, op: op)), [])
+    }
+
+    package mutating func save(_ name: String, existing: Record?, op: RecordOperation) throws(CKError) -> Record {
+        switch op.type {
+        case .create:
+            if let existing {
+                throw CKError(.serverRecordChanged, "record to insert already exists", serverErrorCode: "EXISTS",
+                              hint: "to overwrite it, pass --if-tag \(existing.changeTag) or --policy changed-keys",
+                              details: ["serverRecord": existing.json()])
+            }
+        case .update, .replace:
+            guard let existing else {
+                throw CKError(.unknownItem, "Record not found: '\(name)' (an update needs an existing record)")
+            }
+            if existing.changeTag != op.changeTag { throw conflict(existing, op: op, verb: "updating") }
+        default: break
+        }
+        guard let recordType = op.recordType ?? existing?.recordType else {
+            throw CKError.invalid("record '\(name)' does not exist, so its recordType is required")
+        }
+        try Names.validateRecordType(recordType)
+        if let existing, existing.recordType != recordType {
+            throw CKError.invalid("record '\(name)' exists with type '\(existing.recordType)'; a record's type can't change to '\(recordType)'")
+        }
+        if existing == nil, Names.isUserRecordName(name) || recordType == Access.userRecordType {
+            let why = recordType == Access.userRecordType
+                ? "records of type Users are CloudKit's own user records, one per user, and can't be created"
+                : "'\(name)' has the shape of a user record name (_ and 32 hex digits), which a record you create can't take"
+            throw CKError.invalid(why, hint: "a user adds fields to its own user record: ck record save Users --name <its userRecordName> --if-tag <tag> key=value")
+        }
+        try access.require(existing == nil ? .create : .write, type: recordType, record: existing, schema: schema)
+        var fields = (existing != nil && !op.type.replacesFields) ? existing?.fields ?? [:] : [:]
+        var setValues: [String: FieldValue] = [:]
+        for key in op.fields.keys.sorted() {
+            guard let input = op.fields[key] else { continue }
+            try Names.validateFieldName(key)
+            if case .unset = input { fields[key] = nil; continue }
+            guard let v = try resolve(input, recordType: recordType, key: key) else { fields[key] = nil; continue }
+            try checkReferences(v, key: key)
+            try checkDeleteSelfLimit(v, key: key, source: name, existing: existing?.fields[key])
+            setValues[key] = v
+            fields[key] = v
+        }
+        var s = schema
+        if try s.admit(recordType: recordType, values: setValues, environment: db.environment) {
+            schema = s
+            schemaChanged = true
+        }
+        seq += 1
+        let now = stamp
+        let parent = try resolveParent(op.parent, name: name, existing: existing, replaces: op.type.replacesFields)
+        let record = Record(recordName: name, recordType: recordType, zoneID: zone.zoneID,
+                            changeTag: CKDatabase.changeTag(seq: seq), fields: fields,
+                            created: existing?.created ?? now, modified: now, parent: parent)
+        let size = record.sizeBound > CKDatabase.maxRecordSize ? record.size : 0
+        if size > CKDatabase.maxRecordSize {
+            throw CKError(.limitExceeded, "record '\(name)' is \(size) bytes; CloudKit's limit is \(CKDatabase.maxRecordSize) bytes (assets excluded)",
+                          hint: "store large data in an asset field (field:asset=@file)")
+        }
+        if var q = quota {
+            try q.admit(record, replacing: existing)
+            quota = q
+        }
+        for v in fields.values { collectAssets(v) }
+        setOverlay(name, record)
+        entries.append(.save(seq: seq, record: record))
+        return record
+    }
+
+    /// Types a client value by the schema (declared type), else its explicit or inferred type.
+    package mutating func resolve(_ input: FieldInput, recordType: String, key: String) throws(CKError) -> FieldValue? {
+        let declared = schema.declaredType(recordType, key)
+        let path = "fields.\(key)"
+        switch input {
+        case .unset: return nil
+        case .value(let v): return Schema.coerceEmptyList(v, declared)
+        case .json(let j): return try schema.value(fieldJSON: j, recordType: recordType, key: key, path: path)
+        case .text(let text, let explicit, let action, let encrypted):
+            var parser = ValueParser(files: db.files)
+            var v = try parser.parse(text, as: explicit ?? declared ?? ValueParser.inferType(text), path: path)
+            if let action { v = CKDatabase.withAction(v, action) }
+            // Text for a field the schema encrypts is encrypted, as encryptedValues[key] = value would be.
+            if encrypted || (explicit == nil && schema.recordTypes[recordType]?.fields[key]?.encrypted == true) {
+                v = try v.encrypting(path: path)
+            }
+            stagedAssets.merge(parser.stagedAssets) { a, _ in a }
+            return v
+        }
+    }
+
+    package mutating func collectAssets(_ v: FieldValue) {
+        switch v {
+        case .asset(let a):
+            if stagedAssets[a.sha256] == nil && !FileIO.exists(db.env.assetPath(a.sha256)) { return }
+            usedAssets.insert(a.sha256)
+        case .list(_, let items): items.forEach { collectAssets($0) }
+        default: break
+        }
+    }
+
+    /// References stay in their zone; VALIDATE references need their target.
+    package func checkReferences(_ v: FieldValue, key: String) throws(CKError) {
+        switch v {
+        case .reference(let r):
+            try CKDatabase.checkReferenceZone(r, key: key, zone: zone.zoneID.zoneName)
+            if r.action == .validate, try current(r.recordName) == nil {
+                throw CKError(.referenceViolation, "field '\(key)': the VALIDATE reference's target '\(r.recordName)' does not exist")
+            }
+        case .asset(let a): try checkAsset(a, key: key)
+        case .list(_, let items): for i in items { try checkReferences(i, key: key) }
+        default: break
+        }
+    }
+
+    package func conflict(_ server: Record, op: RecordOperation, verb: String) -> CKError {
+        var client: [String: JSON] = ["recordName": .string(server.recordName),
+                                      "recordChangeTag": .string(op.changeTag ?? "")]
+        var fields: [String: JSON] = [:]
+        for (k, input) in op.fields {
+            switch input {
+            case .value(let v): fields[k] = v.fieldJSON
+            case .json(let j): fields[k] = j
+            case .text(let t, let type, _, let encrypted):
+                var f: [String: JSON] = ["value": .string(t)]
+                if let type { f["type"] = .string(type.wsName) }
+                if encrypted { f["isEncrypted"] = .bool(true) }
+                fields[k] = .object(f)
+            case .unset: fields[k] = .null
+            }
+        }
+        client["fields"] = .object(fields)
+        client["recordType"] = .string(op.recordType ?? server.recordType)
+        var details: [String: JSON] = ["serverRecord": server.json(), "clientRecord": .object(client)]
+        // The version the client started from, if the log still has it (read only on a conflict).
+        for e in (try? ZoneLog.read(logPath))?.entries ?? [] {
+            if case .save(_, let r) = e, r.recordName == server.recordName, r.changeTag == op.changeTag {
+                details["ancestorRecord"] = r.json()
+            }
+        }
+        let next = op.type.isDelete ? "delete with --if-tag \(server.changeTag)" : "merge, and save with --if-tag \(server.changeTag)"
+        return CKError(.serverRecordChanged, "client oplock error \(verb) record",
+                       hint: "the server has change tag \(server.changeTag); fetch the record, \(next)",
+                       details: details)
+    }
+
+    package mutating func delete(_ name: String, existing: Record?, op: RecordOperation) throws(CKError) -> (RecordResult, [RecordResult]) {
+        guard let existing else { throw CKError(.unknownItem, "Record not found: '\(name)'") }
+        if existing.recordType == Access.userRecordType {
+            throw CKError(.permissionFailure, "user records can't be deleted", serverErrorCode: "ACCESS_DENIED",
+                          hint: "a user record lasts as long as its user; change its fields instead")
+        }
+        try access.require(.write, type: existing.recordType, record: existing, schema: schema)
+        if op.type == .delete, existing.changeTag != op.changeTag { throw conflict(existing, op: op, verb: "deleting") }
+        try checkNotValidated(name)
+        removeRecord(existing)
+        // DELETE_SELF references: records pointing at a deleted record go too, chained.
+        var cascaded: [RecordResult] = []
+        var queue = [name]
+        while let target = queue.popLast() {
+            for r in try referrers(to: target, action: .deleteSelf) {
+                try checkNotValidated(r.recordName)
+                removeRecord(r)
+                cascaded.append(.deleted(recordName: r.recordName, recordType: r.recordType, cascade: true))
+                queue.append(r.recordName)
+            }
+        }
+        return (.deleted(recordName: name, recordType: existing.recordType, cascade: false), cascaded)
+    }
+
+    /// VALIDATE: a target is deleted only after every record pointing at it is gone.
+    package func checkNotValidated(_ name: String) throws(CKError) {
+        if let source = try referrers(to: name, action: .validate).first(where: { $0.recordName != name }) {
+            throw CKError(.referenceViolation, "record '\(name)' is the target of a VALIDATE reference from '\(source.recordName)'",
+                          hint: "delete '\(source.recordName)' first, or change its reference action")
+        }
+    }
+
+    package mutating func removeRecord(_ r: Record) {
+        quota?.remove(r)
+        seq += 1
+        setOverlay(r.recordName, nil)
+        entries.append(.delete(seq: seq, recordName: r.recordName, recordType: r.recordType, at: db.store.now(),
+                               userRecordName: db.userRecordName))
+    }
+}
+
+extension CKDatabase {
+    package static func withAction(_ v: FieldValue, _ action: Reference.Action) -> FieldValue {
+        switch v {
+        case .reference(var r): r.action = action; return .reference(r)
+        case .list(let b, let items): return .list(b, items.map { withAction($0, action) })
+        default: return v
+        }
+    }
+}
+
+extension CKDatabase {
+    /// References stay in their record's zone.
+    package static func checkReferenceZone(_ r: Reference, key: String, zone: String) throws(CKError) {
+        if let z = r.zoneName, z != zone {
+            throw CKError.invalid("field '\(key)': a reference must point into the record's own zone (\(zone)), not '\(z)'")
+        }
+    }
+}

@@ -1,0 +1,151 @@
+import CKFiles
+import CKModel
+
+/// `faults.json` of one environment: the injected fault rules, in the order they are checked, and their counters.
+///
+/// Locking: rules are consumed by the pipeline's fault stage, which runs with the environment's `.lock` held
+/// (shared for reads). Consuming changes the file, so it also takes `.faults.lock` exclusively for the short
+/// read-modify-write. `.faults.lock` is only ever taken last and released before returning, and `ck fault`
+/// takes it alone: no process waits for `.lock` while holding it, so the two locks cannot deadlock.
+package struct FaultBook {
+    package var nextID = 1
+    package var rules: [FaultRule] = []
+
+    package static func path(envDir: String) -> String { envDir + "/faults.json" }
+    package static func lockPath(envDir: String) -> String { envDir + "/.faults.lock" }
+
+    /// Reads the rules; a missing file holds none. A damaged file is reported with its path and line.
+    package static func read(_ path: String) throws(CKError) -> FaultBook {
+        guard let bytes = try FileIO.read(path) else { return FaultBook() }
+        let json: JSON
+        do { json = try JSON.parse(utf8: bytes) } catch {
+            throw CKError.corrupt(path: path, line: error.line, column: error.column, "invalid JSON: \(error.message); no fault rule was applied")
+        }
+        let text = String(decoding: bytes, as: UTF8.self)
+        func fail(_ why: String, near needle: String?) -> CKError {
+            CKError.corrupt(path: path, line: needle.flatMap { line(of: $0, in: text) } ?? 1, "\(why); no fault rule was applied")
+        }
+        guard case .object(let o) = json else { return FaultBook() }
+        var book = FaultBook()
+        book.nextID = Int(o["nextID"]?.int64Value ?? 1)
+        for (i, r) in (o["rules"]?.arrayValue ?? []).enumerated() {
+            let id = r["id"]?.stringValue
+            let near = id.map { JSON.string($0).serialized() }
+            guard let id, !id.isEmpty else { throw fail("rules[\(i)]: a rule needs an \"id\"", near: "\"rules\"") }
+            guard let name = r["error"]?.stringValue, let code = CKError.Code(name: name) else {
+                throw fail("rules[\(i)] (\(id)): \"error\" must name a CloudKit error", near: near)
+            }
+            var rule = FaultRule(id: id, error: code)
+            if let op = r["op"]?.stringValue {
+                guard let o = FaultRule.Op(rawValue: op) else { throw fail("rules[\(i)] (\(id)): unknown op '\(op)'", near: near) }
+                rule.op = o
+            }
+            rule.recordType = r["recordType"]?.stringValue
+            rule.recordName = r["recordName"]?.stringValue
+            rule.zone = r["zone"]?.stringValue
+            if let db = r["database"]?.stringValue {
+                guard let d = DatabaseScope(rawValue: db) else { throw fail("rules[\(i)] (\(id)): unknown database '\(db)'", near: near) }
+                rule.database = d
+            }
+            rule.user = r["user"]?.stringValue
+            rule.retryAfter = r["retryAfter"]?.doubleValue
+            rule.times = r["times"]?.int64Value.map { Int($0) }
+            rule.probability = r["probability"]?.doubleValue
+            rule.seed = r["seed"]?.stringValue.flatMap { UInt64($0) }
+            rule.after = Int(r["after"]?.int64Value ?? 0)
+            rule.afterCommit = r["afterCommit"]?.boolValue ?? false
+            rule.seen = Int(r["seen"]?.int64Value ?? 0)
+            rule.draws = Int(r["draws"]?.int64Value ?? 0)
+            rule.fired = Int(r["fired"]?.int64Value ?? 0)
+            do throws(CKError) { try rule.validate() } catch { throw fail("rules[\(i)] (\(id)): \(error.reason)", near: near) }
+            if rule.probability != nil && rule.seed == nil { throw fail("rules[\(i)] (\(id)): a probabilistic rule needs its \"seed\"", near: near) }
+            book.rules.append(rule)
+        }
+        return book
+    }
+
+    /// The 1-based line of the first occurrence of `needle`.
+    package static func line(of needle: String, in text: String) -> Int? {
+        guard let r = text.range(of: needle) else { return nil }
+        return text[..<r.lowerBound].reduce(1) { $1 == "\n" ? $0 + 1 : $0 }
+    }
+
+    package var json: JSON {
+        .object(["format": .int(1), "nextID": .int(Int64(nextID)), "rules": .array(rules.map { r in
+            var o: [String: JSON] = ["id": .string(r.id), "error": .string(r.error.name), "op": .string(r.op.rawValue),
+                                     "after": .int(Int64(r.after)), "seen": .int(Int64(r.seen)), "fired": .int(Int64(r.fired))]
+            if let v = r.recordType { o["recordType"] = .string(v) }
+            if let v = r.recordName { o["recordName"] = .string(v) }
+            if let v = r.zone { o["zone"] = .string(v) }
+            if let v = r.database { o["database"] = .string(v.rawValue) }
+            if let v = r.user { o["user"] = .string(v) }
+            if let v = r.retryAfter { o["retryAfter"] = .double(v) }
+            if let v = r.times { o["times"] = .int(Int64(v)) }
+            if let v = r.probability { o["probability"] = .double(v) }
+            // A string: a 64-bit seed does not fit JSON's numbers exactly.
+            if let v = r.seed { o["seed"] = .string(String(v)) }
+            if r.probability != nil { o["draws"] = .int(Int64(r.draws)) }
+            if r.afterCommit { o["afterCommit"] = .bool(true) }
+            return .object(o)
+        })])
+    }
+
+    /// Advances the counters of the rules that match `point` and returns the first that fires; spent rules go.
+    package mutating func consume(_ point: FaultPoint) -> FaultRule? {
+        for i in rules.indices where rules[i].matches(point) {
+            rules[i].seen += 1
+            if rules[i].seen <= rules[i].after { continue }
+            if let p = rules[i].probability {
+                let d = FaultRule.draw(seed: rules[i].seed ?? 0, index: rules[i].draws)
+                rules[i].draws += 1
+                if d >= p { continue }
+            }
+            rules[i].fired += 1
+            let hit = rules[i]
+            if let t = rules[i].times {
+                if t <= 1 { rules.remove(at: i) } else { rules[i].times = t - 1 }
+            }
+            return hit
+        }
+        return nil
+    }
+}
+
+/// The fault stage's engine for one environment: consumes rules under `.faults.lock` (see `FaultBook`).
+package struct FaultEngine {
+    package let envDir: String
+
+    package var path: String { FaultBook.path(envDir: envDir) }
+
+    /// The rule that fires at `point`, if any, with the file updated. No file: nothing to do, no lock taken.
+    package func trigger(_ point: FaultPoint) throws(CKError) -> FaultRule? {
+        guard FileIO.exists(path) else { return nil }
+        let lock = try FileLock(path: FaultBook.lockPath(envDir: envDir), exclusive: true)
+        defer { lock.unlock() }
+        var book = try FaultBook.read(path)
+        let before = book.rules
+        let hit = book.consume(point)
+        if book.rules != before { try JSONFile.write(path, book.json) }
+        return hit
+    }
+
+    /// Changes the rules under `.faults.lock` (ck fault add and clear).
+    package func update<T>(_ change: (inout FaultBook) throws(CKError) -> T) throws(CKError) -> T {
+        let lock = try FaultLockHolder(envDir: envDir)
+        defer { lock.release() }
+        var book = try FaultBook.read(path)
+        let out = try change(&book)
+        try JSONFile.write(path, book.json)
+        return out
+    }
+}
+
+/// `.faults.lock`, held exclusively (the directory is made first: a fresh environment may not have one).
+package struct FaultLockHolder {
+    package let lock: FileLock
+    package init(envDir: String) throws(CKError) {
+        try FileIO.makeDirectory(envDir)
+        lock = try FileLock(path: FaultBook.lockPath(envDir: envDir), exclusive: true)
+    }
+    package func release() { lock.unlock() }
+}

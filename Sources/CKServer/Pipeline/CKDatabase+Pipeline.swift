@@ -1,0 +1,76 @@
+import CKModel
+import CKStorage
+
+/// What the pipeline resolved for an operation, handed to its apply stage.
+package struct PipelineState {
+    package var context: OperationContext
+    /// The zone catalog as read under the lock.
+    package var catalog: ZoneCatalog
+    /// The operation's zone, resolved; nil for whole-database operations.
+    package var zone: Zone?
+    /// The permission stage's view of the caller, for checks that need a record (`_creator`).
+    package let access: Access
+    /// The fault stage's rule engine: a modify request checks its rules per request and per record with it.
+    package let faults: FaultEngine
+    /// The quota stage's budget for saves; nil when no quota is set.
+    package var quota: QuotaBudget?
+    /// An injected networkFailure that lets the operation apply and then loses its response.
+    package var lostResponse: CKError?
+}
+
+extension CKDatabase {
+    /// The one entry of every server operation. Stages run in this order: validate → resolve database and zone →
+    /// injected faults → permissions → quota → apply → effects. The environment's lock is taken before the zone
+    /// is resolved and held to the end, so what the stages checked is what the operation applies.
+    package func perform<T>(_ kind: OperationKind, zone zoneName: String? = nil, administrator: Bool = false,
+                    validate: () throws(CKError) -> Void = {},
+                    _ apply: (inout PipelineState) throws(CKError) -> T) throws(CKError) -> T {
+        try validate()
+        // One read of container.json: the caller's account status and roles (a user never met is available).
+        let known = try caller.userName.flatMap { (n) throws(CKError) -> ContainerUser? in try container.user(named: n) }
+        let status = caller.isAnonymous ? AccountStatus.noAccount : known?.accountStatus ?? .available
+        let roles = known?.roles[environment] ?? []
+        let access = Access(caller: caller, database: scope, signedIn: status.isSignedIn, roles: roles, administrator: administrator)
+        let result = try env.locked(exclusive: kind.writes) { () throws(CKError) -> T in
+            let catalog = try env.readCatalog()
+            let zone = try zoneName.map { (name) throws(CKError) -> Zone in try resolveZone(name, catalog: catalog) }
+            let context = OperationContext(kind: kind, caller: caller, environment: environment, database: scope,
+                                           zone: zone?.zoneID, accountStatus: status)
+            let faults = FaultEngine(envDir: env.dir)
+            var state = PipelineState(context: context, catalog: catalog, zone: zone, access: access, faults: faults)
+            // A record modify checks its rules per request, once it knows whether it saves or deletes.
+            if kind != .recordModify { state.lostResponse = try injectFaults(faults, faultPoint(context, ops: FaultRule.ops(of: kind))) }
+            for fault in store.hooks.faults { try fault(context) }
+            if !administrator { try authorize(context) }
+            if kind == .recordModify && !administrator { state.quota = try quotaBudget(catalog: catalog) }
+            for quota in store.hooks.quota { try quota(context) }
+            let result = try apply(&state)
+            if let lost = state.lostResponse { throw lost }
+            return result
+        }
+        if kind.writes { registerAfterWrite() }
+        return result
+    }
+
+    /// The fault stage for one point of an operation: a firing rule's error is thrown, nothing written; an
+    /// after-commit rule's error is returned, to be thrown once the operation is applied.
+    package func injectFaults(_ engine: FaultEngine, _ point: FaultPoint) throws(CKError) -> CKError? {
+        guard let rule = try engine.trigger(point) else { return nil }
+        if rule.afterCommit { return rule.failure() }
+        throw rule.failure()
+    }
+
+    /// Where an operation stands, as fault rules see it.
+    package func faultPoint(_ context: OperationContext, ops: Set<FaultRule.Op>, record: (name: String, type: String?)? = nil) -> FaultPoint {
+        FaultPoint(ops: ops, zone: context.zone?.zoneName, database: scope, user: caller.userName, record: record)
+    }
+
+    /// The account part of the permission stage: the private and shared databases, and a user's own feeds,
+    /// need a signed-in user with a usable account; the public database can be read by anyone, written by
+    /// signed-in users only. Grants are checked per record type by `Access`.
+    package func authorize(_ context: OperationContext) throws(CKError) {
+        guard scope != .public || context.kind.writes || context.kind.isPersonal else { return }
+        let what = "\(context.kind.phrase) in the \(scope.rawValue) database"
+        if let refusal = context.accountStatus.refusal(for: caller, what) { throw refusal }
+    }
+}

@@ -1,0 +1,32 @@
+import CKFiles
+import CKModel
+import CKStorage
+
+extension StoreDoctor {
+    /// Checks each user's key-value store file; with repair, moves a broken one aside (that store is then empty).
+    package mutating func checkKeyValueStores(_ env: EnvironmentStore) {
+        for name in FileIO.list(env.keyValueDir) {
+            let path = env.keyValueDir + "/" + name
+            guard name.hasSuffix(".json"), !name.hasPrefix(".") else {
+                note(.warning, path, name.contains(".tmp-") ? "temporary file left by an interrupted write" : "not a file ck makes",
+                     fix: "move it out of the store")
+                continue
+            }
+            let user = String(name.dropLast(5))
+            do throws(CKError) {
+                let file = try KVServerFile.read(path, userRecordName: user)
+                guard file.userRecordName == user else {
+                    throw CKError.corrupt(path: path, "the file belongs to user \(file.userRecordName), not \(user)")
+                }
+            } catch {
+                let place = error.reason.components(separatedBy: ": ").first ?? path
+                guard repair, let dest = moveAside(path) else {
+                    note(.problem, place, error.reason,
+                         fix: "fix it by hand, or 'ck doctor --repair' moves it aside (that user's key-value store is then empty)")
+                    continue
+                }
+                note(.problem, place, error.reason, fix: "moved to \(dest); fix it and put it back", repaired: true)
+            }
+        }
+    }
+}

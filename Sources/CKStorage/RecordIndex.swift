@@ -1,0 +1,361 @@
+import Foundation
+import CKFiles
+import CKModel
+import CKSQLite
+
+/// `.index.sqlite`: a cache derived from an environment's zone logs — where each live record's line is,
+/// its change tag and sequence number, and the values of its fields — so fetch, save and query cost
+/// stays flat as logs grow. The logs stay the truth: a missing, stale or damaged index is rebuilt.
+package final class RecordIndex {
+    package static let formatVersion = "7"
+    package let path: String
+    package let envDir: String
+    package let db: SQLiteConnection
+    private var ids: [String: Int64] = [:]
+
+    /// Opens (creating or rebuilding when damaged or of another format) the index of an environment.
+    package static func open(envDir: String) throws(CKError) -> RecordIndex {
+        let path = envDir + "/.index.sqlite"
+        do {
+            return try RecordIndex(path: path, envDir: envDir)
+        } catch {
+            // A cache can always be thrown away.
+            for suffix in ["", "-wal", "-shm", "-journal"] { unlink(path + suffix) }
+            do { return try RecordIndex(path: path, envDir: envDir) } catch {
+                throw CKError.internalError("cannot open the index \(path): \(error.description)")
+            }
+        }
+    }
+
+    private init(path: String, envDir: String) throws(SQLiteConnection.Failure) {
+        self.path = path
+        self.envDir = envDir
+        db = try SQLiteConnection(path: path)
+        // A cache: no fsync (the logs are durable), WAL so readers and a writer don't block each other.
+        try db.exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=OFF;")
+        try db.keepWALFiles()
+        let version = try? db.prepare("SELECT value FROM meta WHERE key = 'format'")
+        if let v = version, try v.step(), v.text(0) == RecordIndex.formatVersion { return }
+        try db.exec("""
+            DROP TABLE IF EXISTS meta; DROP TABLE IF EXISTS logs; DROP TABLE IF EXISTS records;
+            DROP TABLE IF EXISTS vals; DROP TABLE IF EXISTS refs; DROP TABLE IF EXISTS log_ids; DROP TABLE IF EXISTS deletes;
+            DROP TABLE IF EXISTS toks;
+            CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT);
+            CREATE TABLE log_ids(path TEXT PRIMARY KEY, id INTEGER NOT NULL UNIQUE);
+            CREATE TABLE logs(log INTEGER PRIMARY KEY, size INTEGER, inode INTEGER, mtime INTEGER, ctime INTEGER, valid INTEGER,
+                              lines INTEGER, last_seq INTEGER, tail TEXT, vals_ready INTEGER DEFAULT 0);
+            CREATE TABLE records(log INTEGER, name TEXT, type TEXT, off INTEGER, len INTEGER, seq INTEGER,
+                                 created INTEGER, modified INTEGER, PRIMARY KEY(log, name)) WITHOUT ROWID;
+            CREATE INDEX records_type ON records(log, type, name);
+            CREATE INDEX records_created ON records(log, type, created, name);
+            CREATE INDEX records_modified ON records(log, type, modified, name);
+            CREATE INDEX records_seq ON records(log, seq);
+            CREATE TABLE deletes(log INTEGER, seq INTEGER, name TEXT, type TEXT, PRIMARY KEY(log, seq, name)) WITHOUT ROWID;
+            CREATE INDEX deletes_name ON deletes(log, name, seq);
+            CREATE TABLE vals(log INTEGER, name TEXT, field TEXT, num REAL, txt TEXT, fold TEXT);
+            CREATE INDEX vals_num ON vals(log, field, num, name);
+            CREATE INDEX vals_txt ON vals(log, field, txt, name);
+            CREATE INDEX vals_rec ON vals(log, name, field);
+            CREATE INDEX vals_fold ON vals(log, field, fold, name);
+            CREATE TABLE refs(log INTEGER, name TEXT, target TEXT, action TEXT);
+            CREATE INDEX refs_target ON refs(log, target, action);
+            CREATE INDEX refs_rec ON refs(log, name);
+            CREATE TABLE toks(log INTEGER, tok TEXT, name TEXT, PRIMARY KEY(log, tok, name)) WITHOUT ROWID;
+            INSERT INTO meta VALUES('format', '\(RecordIndex.formatVersion)');
+            """)
+    }
+
+    package func wrap<T>(_ body: () throws(SQLiteConnection.Failure) -> T) throws(CKError) -> T {
+        do { return try body() } catch { throw failure(error) }
+    }
+
+    /// An SQLite failure as ck reports it; a damaged file is removed, to be rebuilt.
+    package func failure(_ error: SQLiteConnection.Failure) -> CKError {
+        if error.isCorruption { unlink(path) }
+        return CKError.internalError("index \(path): \(error.description)", hint: "the index is a cache; delete it and ck rebuilds it")
+    }
+
+    /// The log's key in the index: a small number for its path below the environment directory (rows
+    /// repeat it, so it is kept short).
+    package func key(_ logPath: String) throws(CKError) -> Int64 {
+        let path = logPath.hasPrefix(envDir + "/") ? String(logPath.dropFirst(envDir.count + 1)) : logPath
+        if let id = ids[path] { return id }
+        let id = try wrap { () throws(SQLiteConnection.Failure) -> Int64 in
+            let find = try db.prepare("SELECT id FROM log_ids WHERE path = ?1")
+            try find.bind([path])
+            if try find.step() { return find.int(0) }
+            try db.prepare("INSERT INTO log_ids(path, id) VALUES(?1, (SELECT coalesce(max(id), 0) + 1 FROM log_ids))").run([path])
+            try find.bind([path])
+            return try find.step() ? find.int(0) : 0
+        }
+        ids[path] = id
+        return id
+    }
+
+    // MARK: Keeping up with the logs
+
+    /// Brings the index up to date with a log and returns what was read past the indexed part
+    /// (its torn-tail state is what the next append needs).
+    @discardableResult
+    package func sync(_ logPath: String, warnings: inout [String]) throws(CKError) -> ZoneLogContents {
+        let log = try key(logPath)
+        guard let info = FileIO.fileInfo(logPath) else {
+            try wrap { () throws(SQLiteConnection.Failure) in try forget(log) }
+            return ZoneLogContents()
+        }
+        let row = try wrap { () throws(SQLiteConnection.Failure) -> (size: Int, inode: Int64, mtime: Int64, ctime: Int64, valid: Int, lines: Int, tail: String)? in
+            let s = try db.prepare("SELECT size, inode, mtime, ctime, valid, lines, tail FROM logs WHERE log = ?1")
+            try s.bind([log])
+            guard try s.step() else { return nil }
+            return (Int(s.int(0)), s.int(1), s.int(2), s.int(3), Int(s.int(4)), Int(s.int(5)), s.text(6))
+        }
+        var from = 0, firstLine = 1
+        var tail: [UInt8]? = nil
+        // An unchanged log has its size, mtime and ctime; one that only grew (an append) keeps its indexed tail.
+        if let r = row, r.inode == info.inode, r.valid <= info.size, r.size <= info.size,
+           r.size < info.size || (r.mtime == info.mtime && r.ctime == info.ctime),
+           tailHash(logPath, valid: r.valid, bytes: &tail) == r.tail {
+            if r.size == info.size && r.valid == info.size {
+                var c = ZoneLogContents()
+                c.validLength = info.size
+                c.lines = r.lines
+                // A hand-edited last line may lack its newline; the next append must add one. The hashed tail
+                // ends at the log's end here, so its last byte is the log's (one read for both).
+                if info.size > 0, let last = tail?.last { c.missingNewline = last != 0x0A }
+                return c
+            }
+            from = r.valid
+            firstLine = r.lines + 1
+        }
+        // The log is read a piece at a time, so rebuilding the index of a large log keeps memory flat.
+        let contents = try db.transaction(mapping: failure) { () throws(CKError) -> ZoneLogContents in
+            if from == 0 { try wrap { () throws(SQLiteConnection.Failure) in try forget(log) } }
+            var first = true
+            var lastSeq: Int64? = nil
+            let c = try ZoneLog.scan(logPath, from: from, firstLine: firstLine) { (entries, spans) throws(CKError) in
+                try wrap { () throws(SQLiteConnection.Failure) in
+                    try apply(log, entries, spans: spans, valsReady: first && from == 0 ? false : nil)
+                }
+                first = false
+                lastSeq = entries.last?.seq ?? lastSeq
+            }
+            try wrap { () throws(SQLiteConnection.Failure) in
+                try record(log, info: FileIO.fileInfo(logPath) ?? info, contents: c, lastSeq: lastSeq, logPath: logPath)
+            }
+            return c
+        }
+        warnings += contents.warnings
+        return contents
+    }
+
+    /// Records entries this process just appended at `spans`, and the log's new state.
+    package func appended(_ logPath: String, _ entries: [LogEntry], spans: [(offset: Int, length: Int)],
+                  after contents: ZoneLogContents) throws(CKError) {
+        let log = try key(logPath)
+        let c = ZoneLogContents.after(contents, spans: spans, count: entries.count)
+        guard let info = FileIO.fileInfo(logPath) else { return }
+        try wrap { () throws(SQLiteConnection.Failure) in
+            try db.transaction { () throws(SQLiteConnection.Failure) in
+                try apply(log, entries, spans: spans, valsReady: nil)
+                try record(log, info: info, contents: c, lastSeq: entries.last?.seq, logPath: logPath)
+            }
+        }
+    }
+
+    /// Whether the index is in step with a log (nothing to catch up or redo).
+    package func isCurrent(_ logPath: String) throws(CKError) -> Bool {
+        let log = try key(logPath)
+        guard let info = FileIO.fileInfo(logPath) else { return true }
+        let row = try wrap { () throws(SQLiteConnection.Failure) -> (size: Int, inode: Int64, mtime: Int64, ctime: Int64)? in
+            let s = try db.prepare("SELECT size, inode, mtime, ctime FROM logs WHERE log = ?1")
+            try s.bind([log])
+            guard try s.step() else { return nil }
+            return (Int(s.int(0)), s.int(1), s.int(2), s.int(3))
+        }
+        guard let r = row else { return false }
+        return r.inode == info.inode && r.size == info.size && r.mtime == info.mtime && r.ctime == info.ctime
+    }
+
+    /// A hash of the 64 bytes before `valid`: a hand edit of the indexed part usually changes them.
+    private func tailHash(_ logPath: String, valid: Int) -> String {
+        var bytes: [UInt8]? = nil
+        return tailHash(logPath, valid: valid, bytes: &bytes)
+    }
+
+    /// `tailHash`, handing back the bytes it hashed (nil when it read none).
+    private func tailHash(_ logPath: String, valid: Int, bytes: inout [UInt8]?) -> String {
+        let start = max(0, valid - 64)
+        guard valid > 0, let read = try? FileIO.readRange(logPath, from: start, count: valid - start) else { return "" }
+        bytes = read
+        return SHA256.hex(read)
+    }
+
+    private func record(_ log: Int64, info: (size: Int, inode: Int64, mtime: Int64, ctime: Int64), contents: ZoneLogContents,
+                        lastSeq: Int64?, logPath: String) throws(SQLiteConnection.Failure) {
+        try db.prepare("""
+            INSERT INTO logs(log, size, inode, mtime, valid, lines, last_seq, tail, ctime) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
+            ON CONFLICT(log) DO UPDATE SET size = ?2, inode = ?3, mtime = ?4, valid = ?5, lines = ?6,
+                last_seq = max(coalesce(last_seq, 0), coalesce(?7, 0)), tail = ?8, ctime = ?9
+            """).run([log, info.size, info.inode, info.mtime, contents.validLength, contents.lines, lastSeq,
+                      tailHash(logPath, valid: contents.validLength), info.ctime])
+    }
+
+    private func forget(_ log: Int64) throws(SQLiteConnection.Failure) {
+        for table in ["records", "vals", "toks", "refs", "deletes", "logs"] {
+            try db.prepare("DELETE FROM \(table) WHERE log = ?1").run([log])
+        }
+    }
+
+    /// Applies log entries in order. `valsReady`: set the log's field-value index as complete (true) or
+    /// not built (false); nil keeps its state (and maintains values only when it is built).
+    private func apply(_ log: Int64, _ entries: [LogEntry], spans: [(offset: Int, length: Int)], valsReady: Bool?) throws(SQLiteConnection.Failure) {
+        if let v = valsReady {
+            try db.prepare("INSERT INTO logs(log, vals_ready) VALUES(?1, ?2) ON CONFLICT(log) DO UPDATE SET vals_ready = ?2").run([log, v ? 1 : 0])
+        }
+        let ready = try valuesReady(log)
+        let upsert = try db.prepare("""
+            INSERT INTO records(log, name, type, off, len, seq, created, modified) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
+            ON CONFLICT(log, name) DO UPDATE SET type = ?3, off = ?4, len = ?5, seq = ?6, created = ?7, modified = ?8
+            """)
+        let remove = try db.prepare("DELETE FROM records WHERE log = ?1 AND name = ?2")
+        let clearVals = try db.prepare("DELETE FROM vals WHERE log = ?1 AND name = ?2")
+        let clearRefs = try db.prepare("DELETE FROM refs WHERE log = ?1 AND name = ?2")
+        let addVal = try db.prepare("INSERT INTO vals(log, name, field, num, txt, fold) VALUES(?1, ?2, ?3, ?4, ?5, ?6)")
+        let addRef = try db.prepare("INSERT INTO refs(log, name, target, action) VALUES(?1, ?2, ?3, ?4)")
+        // Every deletion is kept (the change feed tells a record's latest one by name); saves don't touch them.
+        let addDelete = try db.prepare("INSERT OR IGNORE INTO deletes(log, seq, name, type) VALUES(?1, ?2, ?3, ?4)")
+        for (i, e) in entries.enumerated() {
+            switch e {
+            case .save(let seq, let r):
+                try upsert.run([log, r.recordName, r.recordType, spans[i].offset, spans[i].length, seq, r.created.timestamp, r.modified.timestamp])
+                try clearRefs.run([log, r.recordName])
+                if ready {
+                    try dropTokens(log, r.recordName)
+                    try clearVals.run([log, r.recordName])
+                    try addTokens(log, r)
+                }
+                for (field, value) in r.fields {
+                    for (num, txt) in RecordIndex.indexValues(value) where ready {
+                        try addVal.run([log, r.recordName, field, num, txt, txt.map(RecordIndex.fold)])
+                    }
+                    for ref in RecordIndex.references(value) { try addRef.run([log, r.recordName, ref.recordName, ref.action.rawValue]) }
+                }
+            case .delete(let seq, let name, let type, _, _):
+                try remove.run([log, name])
+                try addDelete.run([log, seq, name, type])
+                try clearRefs.run([log, name])
+                if ready {
+                    try dropTokens(log, name)
+                    try clearVals.run([log, name])
+                }
+            }
+        }
+    }
+
+    package static func indexValues(_ v: FieldValue) -> [(Double?, String?)] {
+        switch v {
+        case .string(let s): return [(nil, s)]
+        case .int64(let i): return [(Double(i), nil)]
+        case .double(let d): return [(d, nil)]
+        case .timestamp(let t): return [(Double(t), nil)]
+        case .reference(let r): return [(nil, r.recordName)]
+        case .list(_, let items): return items.flatMap(indexValues)
+        // The server can't read encrypted values, so they are never indexed.
+        case .bytes, .asset, .location, .encrypted: return []
+        }
+    }
+
+    /// The case-folded form equality on strings compares (SQLite's NOCASE can't be trusted with indexes here).
+    package static func fold(_ s: String) -> String { s.lowercased() }
+
+    package static func references(_ v: FieldValue) -> [Reference] {
+        switch v {
+        case .reference(let r): return [r]
+        case .list(_, let items): return items.flatMap(references)
+        default: return []
+        }
+    }
+
+    // MARK: Reading
+
+    package func valuesReady(_ log: Int64) throws(SQLiteConnection.Failure) -> Bool {
+        let s = try db.prepare("SELECT vals_ready FROM logs WHERE log = ?1")
+        try s.bind([log])
+        return try s.step() && s.int(0) == 1
+    }
+
+    /// Where a live record's line is, or nil.
+    package func location(_ logPath: String, name: String) throws(CKError) -> (offset: Int, length: Int)? {
+        let log = try key(logPath)
+        return try wrap { () throws(SQLiteConnection.Failure) -> (offset: Int, length: Int)? in
+            let s = try db.prepare("SELECT off, len FROM records WHERE log = ?1 AND name = ?2")
+            try s.bind([log, name])
+            return try s.step() ? (Int(s.int(0)), Int(s.int(1))) : nil
+        }
+    }
+
+    /// Reads a live record through the index.
+    package func record(_ logPath: String, name: String) throws(CKError) -> Record? {
+        guard let loc = try location(logPath, name: name) else { return nil }
+        return try RecordIndex.read(logPath, at: loc)
+    }
+
+    /// The record on an indexed line; `handle`, the log already open, saves an open and a close per line.
+    package static func read(_ logPath: String, at loc: (offset: Int, length: Int), handle: ReadHandle? = nil) throws(CKError) -> Record? {
+        let bytes: [UInt8]?
+        if let handle { bytes = try handle.read(from: loc.offset, count: loc.length) } else {
+            bytes = try FileIO.readRange(logPath, from: loc.offset, count: loc.length)
+        }
+        guard let bytes, bytes.count == loc.length,
+              case .save(_, let r)? = entry(bytes[...], logPath) else {
+            throw CKError.internalError("index \(logPath): the indexed line at byte \(loc.offset) is not a record",
+                                        hint: "the index is stale; delete .index.sqlite and ck rebuilds it")
+        }
+        return r
+    }
+
+    /// The entry on an indexed line: read straight from the bytes, or through the generic parser for a line of
+    /// another shape; nil if it is not an entry at all.
+    package static func entry(_ line: ArraySlice<UInt8>, _ logPath: String) -> LogEntry? {
+        if let fast = LogEntry.decode(line: line) { return fast.entry }
+        guard let json = try? JSON.parse(utf8: line) else { return nil }
+        return try? LogEntry(json: json, path: logPath)
+    }
+
+    /// Records whose references with `action` point at `target`.
+    package func referrers(_ logPath: String, to target: String, action: Reference.Action) throws(CKError) -> [String] {
+        let log = try key(logPath)
+        return try wrap { () throws(SQLiteConnection.Failure) -> [String] in
+            let s = try db.prepare("SELECT DISTINCT name FROM refs WHERE log = ?1 AND target = ?2 AND action = ?3 ORDER BY name")
+            try s.bind([log, target, action.rawValue])
+            var out: [String] = []
+            while try s.step() { out.append(s.text(0)) }
+            return out
+        }
+    }
+
+    /// Live records in a log.
+    package func count(_ logPath: String) throws(CKError) -> Int {
+        let log = try key(logPath)
+        return try wrap { () throws(SQLiteConnection.Failure) -> Int in
+            let s = try db.prepare("SELECT count(*) FROM records WHERE log = ?1")
+            try s.bind([log])
+            return try s.step() ? Int(s.int(0)) : 0
+        }
+    }
+
+    /// The highest sequence number seen in any indexed log.
+    package func lastSeq() throws(CKError) -> Int64 {
+        try wrap { () throws(SQLiteConnection.Failure) -> Int64 in
+            let s = try db.prepare("SELECT max(last_seq) FROM logs")
+            return try s.step() ? s.int(0) : 0
+        }
+    }
+
+    /// Forgets every log (a reset deleted them).
+    package func clear() throws(CKError) {
+        try wrap { () throws(SQLiteConnection.Failure) in
+            try db.exec("DELETE FROM records; DELETE FROM vals; DELETE FROM toks; DELETE FROM refs; DELETE FROM deletes; DELETE FROM logs;")
+        }
+    }
+}
