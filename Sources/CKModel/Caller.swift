@@ -35,17 +35,25 @@ public enum AccountStatus: String, CaseIterable, Sendable {
     }
 }
 
-/// Who performs a server operation: a user known by name, or nobody signed in, and the device it comes from.
+/// Who performs a server operation: a user known by name, nobody signed in, or the developer; and the device
+/// it comes from.
 public struct Caller: Sendable, Equatable {
-    /// The user's name; nil when nobody is signed in (anonymous).
+    /// The user's name; nil when nobody is signed in (anonymous) and for the developer.
     public let userName: String?
     /// The device stamped as `deviceID` in created/modified.
     public var deviceID: String
+    /// The declared developer (the command line's schema, container, user and fault work; a control plane):
+    /// developer work is theirs alone, and client rules don't apply to them.
+    public let isDeveloper: Bool
 
-    package init(userName: String?, deviceID: String) {
+    package init(userName: String?, deviceID: String, isDeveloper: Bool = false) {
         self.userName = userName
         self.deviceID = deviceID
+        self.isDeveloper = isDeveloper
     }
+
+    /// The developer of the container, as in the CloudKit Console or cktool: not an iCloud user.
+    public static let developer = Caller(userName: nil, deviceID: RecordStamp.deviceID, isDeveloper: true)
 
     /// A user, by the name it was created with (never a user record name).
     public static func user(_ name: String, deviceID: String = RecordStamp.deviceID) throws(CKError) -> Caller {
@@ -58,7 +66,8 @@ public struct Caller: Sendable, Equatable {
         Caller(userName: nil, deviceID: deviceID)
     }
 
-    public var isAnonymous: Bool { userName == nil }
+    /// Nobody signed in (the developer is not a signed-in user either, but is not anonymous).
+    public var isAnonymous: Bool { userName == nil && !isDeveloper }
 
     /// The caller's user record name; nil when anonymous.
     public var userRecordName: String? { userName.map(Caller.userRecordName(for:)) }
@@ -69,5 +78,5 @@ public struct Caller: Sendable, Equatable {
     }
 
     /// How messages name the caller.
-    public var description: String { userName.map { "user \($0)" } ?? "no signed-in user" }
+    public var description: String { isDeveloper ? "the developer" : userName.map { "user \($0)" } ?? "no signed-in user" }
 }

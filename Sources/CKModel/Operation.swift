@@ -1,5 +1,6 @@
 
-/// The kinds of server operation; every one enters the server through `CKDatabase.perform` (the pipeline).
+/// The kinds of server operation; every one enters the server through the one door: `CKDatabase.perform` for a
+/// database's operations, `CKStore.perform` for developer and administrator work. Both run the same stages.
 public enum OperationKind: String, CaseIterable, Sendable {
     case recordModify, recordFetch, recordList, query, queryPlan
     case zoneCreate, zoneDelete, zonePurge, zoneList, zoneSummary
@@ -9,12 +10,30 @@ public enum OperationKind: String, CaseIterable, Sendable {
     case fixturesExport, fixturesImport
     case quotaUsage
     case keyValueRead, keyValueWrite
+    // Developer and administrator work: run as the declared developer caller, to whom client rules don't apply.
+    case storeInit, containerCreate, containerUse, containerDelete, containerList
+    case schemaRead, schemaImport, schemaDeploy, schemaReset, schemaIndexes
+    case userList, accountStatusSet, roleSet, quotaSet
+    case faultList, faultAdd, faultClear
+    case garbageCollect, doctorCheck, doctorRepair
 
     /// Whether the operation changes the store (it takes the exclusive lock, and needs a signed-in user).
     public var writes: Bool {
         switch self {
         case .recordModify, .zoneCreate, .zoneDelete, .zonePurge, .subscriptionSave, .subscriptionDelete, .notificationRead, .fixturesImport,
-             .keyValueWrite:
+             .keyValueWrite, .storeInit, .containerCreate, .containerUse, .containerDelete, .schemaImport, .schemaDeploy, .schemaReset,
+             .schemaIndexes, .accountStatusSet, .roleSet, .quotaSet, .faultAdd, .faultClear, .garbageCollect, .doctorRepair:
+            return true
+        default: return false
+        }
+    }
+
+    /// Developer and administrator work: only the declared developer caller may do it.
+    public var isDeveloperWork: Bool {
+        switch self {
+        case .storeInit, .containerCreate, .containerUse, .containerDelete, .containerList, .schemaRead, .schemaImport, .schemaDeploy,
+             .schemaReset, .schemaIndexes, .userList, .accountStatusSet, .roleSet, .quotaSet, .faultList, .faultAdd, .faultClear,
+             .garbageCollect, .doctorCheck, .doctorRepair:
             return true
         default: return false
         }
@@ -49,6 +68,26 @@ public enum OperationKind: String, CaseIterable, Sendable {
         case .quotaUsage: return "storage can't be measured"
         case .keyValueRead: return "the key-value store can't be read"
         case .keyValueWrite: return "the key-value store can't be written"
+        case .storeInit: return "no store can be made"
+        case .containerCreate: return "containers can't be created"
+        case .containerUse: return "the current container can't be changed"
+        case .containerDelete: return "containers can't be deleted"
+        case .containerList: return "containers can't be listed"
+        case .schemaRead: return "the schema can't be read"
+        case .schemaImport: return "the schema can't be imported"
+        case .schemaDeploy: return "the schema can't be deployed"
+        case .schemaReset: return "the development environment can't be reset"
+        case .schemaIndexes: return "indexes can't be changed"
+        case .userList: return "users can't be listed"
+        case .accountStatusSet: return "account states can't be changed"
+        case .roleSet: return "roles can't be changed"
+        case .quotaSet: return "quotas can't be changed"
+        case .faultList: return "faults can't be listed"
+        case .faultAdd: return "faults can't be added"
+        case .faultClear: return "faults can't be cleared"
+        case .garbageCollect: return "garbage can't be collected"
+        case .doctorCheck: return "the store can't be checked"
+        case .doctorRepair: return "the store can't be repaired"
         }
     }
 }
@@ -57,17 +96,22 @@ public enum OperationKind: String, CaseIterable, Sendable {
 public struct OperationContext: Sendable {
     public let kind: OperationKind
     public let caller: Caller
-    public let environment: Environment
-    public let database: DatabaseScope
+    /// The container it works on; nil for work on the store itself (making it, listing its containers).
+    public let container: String?
+    /// The environment it works in; nil for work on a whole container or store.
+    public let environment: Environment?
+    /// The database it works in; nil for developer work.
+    public let database: DatabaseScope?
     /// The zone it works in, once resolved; nil for operations on a whole database.
     public package(set) var zone: ZoneID?
     /// The caller's account status, as the container has it.
     public package(set) var accountStatus: AccountStatus
 
-    package init(kind: OperationKind, caller: Caller, environment: Environment, database: DatabaseScope, zone: ZoneID?,
-                 accountStatus: AccountStatus) {
+    package init(kind: OperationKind, caller: Caller, container: String?, environment: Environment?, database: DatabaseScope?,
+                 zone: ZoneID?, accountStatus: AccountStatus) {
         self.kind = kind
         self.caller = caller
+        self.container = container
         self.environment = environment
         self.database = database
         self.zone = zone

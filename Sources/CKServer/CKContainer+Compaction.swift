@@ -23,7 +23,7 @@ extension CKContainer {
     /// refers to. Change tokens older than a zone's compaction then answer changeTokenExpired, as CloudKit does
     /// once history is gone. `progress` is told bytes of logs done out of the total.
     @discardableResult
-    public func collectGarbage(_ environment: Environment, dryRun: Bool = false,
+    package func collectGarbageBody(_ environment: Environment, dryRun: Bool = false,
                                progress: (Int, Int) -> Void = { _, _ in }) throws(CKError) -> GarbageReport {
         let env = environmentStore(environment)
         return try env.locked(exclusive: true) { () throws(CKError) -> GarbageReport in

@@ -8,7 +8,7 @@ extension CKContainer {
 
     /// Adds a rule after checking it; an empty id gets the next free `fN`. Returns the rule as stored.
     @discardableResult
-    public func addFault(_ rule: FaultRule, environment: Environment) throws(CKError) -> FaultRule {
+    package func addFaultBody(_ rule: FaultRule, environment: Environment) throws(CKError) -> FaultRule {
         try rule.validate()
         if !rule.id.isEmpty { try Names.validateASCIIName(rule.id, what: "fault id") }
         return try faultEngine(environment).update { (book) throws(CKError) -> FaultRule in
@@ -29,13 +29,13 @@ extension CKContainer {
     }
 
     /// The rules of an environment, in the order they are checked.
-    public func faults(environment: Environment) throws(CKError) -> [FaultRule] {
+    package func faultsBody(environment: Environment) throws(CKError) -> [FaultRule] {
         try FaultBook.read(faultEngine(environment).path).rules
     }
 
     /// Removes one rule by id, or all of them (nil); returns the ids removed.
     @discardableResult
-    public func clearFaults(_ id: String?, environment: Environment) throws(CKError) -> [String] {
+    package func clearFaultsBody(_ id: String?, environment: Environment) throws(CKError) -> [String] {
         try faultEngine(environment).update { (book) throws(CKError) -> [String] in
             guard let id else {
                 defer { book.rules = [] }

@@ -12,7 +12,7 @@ extension CKContainer {
     }
 
     /// Sets (or with nil removes) a user's quota, or the public database's when `user` is nil.
-    public func setQuota(_ bytes: Int64?, user: String?) throws(CKError) {
+    package func setQuotaBody(_ bytes: Int64?, user: String?) throws(CKError) {
         if let bytes, bytes < 0 { throw CKError.invalid("a quota can't be negative") }
         let value: JSON? = bytes.map { .int($0) }
         guard let user else {

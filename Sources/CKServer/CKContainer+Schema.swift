@@ -27,7 +27,7 @@ extension CKContainer {
     }
 
     /// The changes that would make `target`'s schema match `source`'s.
-    public func schemaDiff(from source: Environment = .development, to target: Environment = .production) throws(CKError) -> SchemaDiff {
+    package func schemaDiffBody(from source: Environment = .development, to target: Environment = .production) throws(CKError) -> SchemaDiff {
         try withBothEnvironments(developmentExclusive: false, productionExclusive: false) { (dev, prod) throws(CKError) -> SchemaDiff in
             let s = source == .development ? try dev.readSchema() : try prod.readSchema()
             let t = target == .development ? try dev.readSchema() : try prod.readSchema()
@@ -38,7 +38,7 @@ extension CKContainer {
 
     /// Checks a schema as import would, without writing: index rules, and nothing production has removed or retyped.
     /// Returns the changes import would make to development.
-    public func validateImport(_ schema: Schema, file: String, environment: Environment = .development) throws(CKError) -> [SchemaChange] {
+    package func validateImportBody(_ schema: Schema, file: String, environment: Environment = .development) throws(CKError) -> [SchemaChange] {
         try requireDevelopmentForImport(environment)
         return try withBothEnvironments(developmentExclusive: false, productionExclusive: false) { (dev, prod) throws(CKError) -> [SchemaChange] in
             try check(schema, file: file, production: try prod.readSchema())
@@ -48,7 +48,7 @@ extension CKContainer {
 
     /// Makes `schema` the development schema, as `cktool import-schema` does; refuses what would lose production data.
     @discardableResult
-    public func importSchema(_ schema: Schema, file: String, environment: Environment = .development) throws(CKError) -> [SchemaChange] {
+    package func importSchemaBody(_ schema: Schema, file: String, environment: Environment = .development) throws(CKError) -> [SchemaChange] {
         try requireDevelopmentForImport(environment)
         return try withBothEnvironments(developmentExclusive: true, productionExclusive: false) { (dev, prod) throws(CKError) -> [SchemaChange] in
             try check(schema, file: file, production: try prod.readSchema())
@@ -80,7 +80,7 @@ extension CKContainer {
     /// Copies development's record types, fields, indexes, grants and roles to production (never records).
     /// Refuses, listing each conflict, when that would remove or retype anything production has.
     @discardableResult
-    public func deploySchema(dryRun: Bool = false) throws(CKError) -> [SchemaChange] {
+    package func deploySchemaBody(dryRun: Bool = false) throws(CKError) -> [SchemaChange] {
         try withBothEnvironments(developmentExclusive: false, productionExclusive: !dryRun) { (dev, prod) throws(CKError) -> [SchemaChange] in
             let d = try dev.readSchema(), p = try prod.readSchema()
             let changes = p.changes(to: d)
@@ -105,7 +105,7 @@ extension CKContainer {
     /// Makes development a copy of production's schema and deletes all development data, as `cktool reset-schema`.
     /// Returns the number of records deleted.
     @discardableResult
-    public func resetDevelopment() throws(CKError) -> Int {
+    package func resetDevelopmentBody() throws(CKError) -> Int {
         try withBothEnvironments(developmentExclusive: true, productionExclusive: false) { (dev, prod) throws(CKError) -> Int in
             let production = try prod.readSchema()
             var catalog = try dev.readCatalog()
@@ -132,7 +132,7 @@ extension CKContainer {
 
     /// Sets or removes indexes of a field (system fields included) in development's schema.
     @discardableResult
-    public func setIndexes(recordType: String, field: String, queryable: Bool, sortable: Bool, searchable: Bool,
+    package func setIndexesBody(recordType: String, field: String, queryable: Bool, sortable: Bool, searchable: Bool,
                            remove: Bool, environment: Environment = .development) throws(CKError) -> SchemaChange? {
         if environment == .production {
             throw CKError(.permissionFailure, "indexes can't be edited in production",

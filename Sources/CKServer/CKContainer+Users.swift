@@ -8,7 +8,7 @@ extension CKContainer {
     public static let builtInRoles: Set<String> = ["_world", "_icloud", "_creator"]
 
     /// Users known to this container, by name.
-    public func users() throws(CKError) -> [ContainerUser] {
+    package func usersBody() throws(CKError) -> [ContainerUser] {
         let users = try info()["users"]?.objectValue ?? [:]
         return users.keys.sorted().map { name in parseUser(name, users[name] ?? .null) }
     }
@@ -32,7 +32,7 @@ extension CKContainer {
 
     /// The user whose user record name this is, if the container knows it.
     public func user(recordName: String) throws(CKError) -> ContainerUser? {
-        try users().first { $0.userRecordName == recordName }
+        try usersBody().first { $0.userRecordName == recordName }
     }
 
     /// A caller's account status: a user the container never met has an available account (created on first use).
@@ -42,7 +42,7 @@ extension CKContainer {
     }
 
     /// Sets a user's account status, listing the user first if the container never met it.
-    public func setAccountStatus(_ status: AccountStatus, of user: String) throws(CKError) {
+    package func setAccountStatusBody(_ status: AccountStatus, of user: String) throws(CKError) {
         try Names.validateUserName(user)
         try updateUser(user, create: true) { (u) throws(CKError) in u["accountStatus"] = .string(status.rawValue) }
     }
@@ -50,7 +50,7 @@ extension CKContainer {
     /// Gives (`held`) or takes a custom role of `environment`'s schema to or from a known user; false when
     /// the user already held it, or did not.
     @discardableResult
-    public func setRole(_ role: String, of user: String, held: Bool, environment: Environment) throws(CKError) -> Bool {
+    package func setRoleBody(_ role: String, of user: String, held: Bool, environment: Environment) throws(CKError) -> Bool {
         try checkRole(role, environment: environment)
         var changed = false
         try updateUser(user, create: false) { (u) throws(CKError) in

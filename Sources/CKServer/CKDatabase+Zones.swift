@@ -18,12 +18,17 @@ extension CKDatabase {
         }
     }
 
-    /// One zone with its record count.
+    /// One zone with the count of its records the caller may read (in the public database, the grants decide;
+    /// a private zone is its owner's alone).
     public func zoneSummary(_ name: String) throws(CKError) -> ZoneSummary {
         try perform(.zoneSummary, zone: name) { (state) throws(CKError) -> ZoneSummary in
             guard let zone = state.zone else { throw CKError(.zoneNotFound, "Zone '\(name)' does not exist") }
-            let reader = try env.openZone(env.logPath(database: scope, zone: zone.zoneID)).reader
-            return ZoneSummary(zone: zone, recordCount: try reader.count())
+            let path = env.logPath(database: scope, zone: zone.zoneID)
+            guard scope == .public else { return ZoneSummary(zone: zone, recordCount: try env.openZone(path).reader.count()) }
+            let schema = try env.readSchema()
+            let live = CKDatabase.fold(try env.readLog(path).entries)
+            let readable = live.values.count { state.access.allows(.read, type: $0.recordType, record: $0, schema: schema) }
+            return ZoneSummary(zone: zone, recordCount: readable)
         }
     }
 

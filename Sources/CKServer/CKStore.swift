@@ -29,16 +29,18 @@ public final class CKStore: @unchecked Sendable {
 
     package init(location: StoreLocation) { self.location = location }
 
-    /// Opens the store, creating it (with its default container) on first use.
-    public static func open(_ location: StoreLocation) throws(CKError) -> CKStore {
+    /// Opens the store, creating it (with its default container) on first use. `hooks` are in place before the
+    /// first operation, the store's creation included.
+    public static func open(_ location: StoreLocation, hooks: PipelineHooks = PipelineHooks()) throws(CKError) -> CKStore {
         let store = CKStore(location: location)
+        store.hooks = hooks
         if FileIO.lexists(store.root + "/" + Intent.fileName) {
             // A container delete was interrupted: it is finished before anything reads the store.
             let lock = try FileLock(path: store.lockPath, exclusive: true)
             defer { lock.unlock() }
             if let op = try Intent.recover(store.root) { store.warn("\(store.root): finished an interrupted '\(op)'") }
         }
-        if !FileIO.exists(store.configPath) { try store.create() }
+        if !FileIO.exists(store.configPath) { try store.perform(.storeInit, container: nil) { () throws(CKError) in try store.create() } }
         return store
     }
 
@@ -49,10 +51,11 @@ public final class CKStore: @unchecked Sendable {
 
     /// Creates a store at `path` if none is there; returns false when one already existed.
     @discardableResult
-    public static func initialize(at path: String) throws(CKError) -> Bool {
+    public static func initialize(at path: String, hooks: PipelineHooks = PipelineHooks()) throws(CKError) -> Bool {
         let store = CKStore(location: StoreLocation(path: path, source: .flag))
+        store.hooks = hooks
         if FileIO.exists(store.configPath) { return false }
-        try store.create()
+        try store.perform(.storeInit, container: nil) { () throws(CKError) in try store.create() }
         return true
     }
 
@@ -65,7 +68,7 @@ public final class CKStore: @unchecked Sendable {
         defer { lock.unlock() }
         if FileIO.exists(configPath) { return }
         // A store that lost its ck.json keeps its containers; only an empty one gets the default container.
-        var current = try containerIDs().first
+        var current = try containerIDsBody().first
         if current == nil {
             try createContainerFiles(CKStore.defaultContainerID)
             current = CKStore.defaultContainerID
@@ -102,14 +105,14 @@ public final class CKStore: @unchecked Sendable {
     package func containerDir(_ id: String) -> String { root + "/containers/" + id }
 
     /// Identifiers of all containers, sorted.
-    public func containerIDs() throws(CKError) -> [String] {
+    package func containerIDsBody() throws(CKError) -> [String] {
         FileIO.list(root + "/containers").filter { !$0.hasPrefix(".") && FileIO.exists(containerDir($0) + "/container.json") }
     }
 
     /// Makes sure a container exists, creating it if missing; `use` makes it current. Returns whether it was created.
     /// (Containers are made once in the developer portal, not by apps; set-up scripts stay idempotent.)
     @discardableResult
-    public func createContainer(_ id: String, use: Bool = false) throws(CKError) -> Bool {
+    package func createContainerBody(_ id: String, use: Bool = false) throws(CKError) -> Bool {
         try Names.validateContainerID(id)
         let lock = try FileLock(path: lockPath, exclusive: true)
         defer { lock.unlock() }
@@ -121,9 +124,9 @@ public final class CKStore: @unchecked Sendable {
 
     /// Creates a container unless it exists (cktool's containers exist before any command names them);
     /// true when this call created it.
-    public func ensureContainer(_ id: String) throws(CKError) -> Bool {
+    package func ensureContainerBody(_ id: String) throws(CKError) -> Bool {
         if FileIO.exists(containerDir(id) + "/container.json") { return false }
-        do { try createContainer(id) } catch {
+        do { try createContainerBody(id) } catch {
             // Another process created it first.
             if error.code == .serverRecordChanged { return false }
             throw error
@@ -147,7 +150,7 @@ public final class CKStore: @unchecked Sendable {
     }
 
     /// Makes a container current (stored in ck.json).
-    public func useContainer(_ id: String) throws(CKError) {
+    package func useContainerBody(_ id: String) throws(CKError) {
         let lock = try FileLock(path: lockPath, exclusive: true)
         defer { lock.unlock() }
         try setCurrentLocked(id)
@@ -169,7 +172,7 @@ public final class CKStore: @unchecked Sendable {
     }
 
     /// Deletes a container and all its data; if it was current, another container (if any) becomes current.
-    public func deleteContainer(_ id: String) throws(CKError) {
+    package func deleteContainerBody(_ id: String) throws(CKError) {
         let lock = try FileLock(path: lockPath, exclusive: true)
         defer { lock.unlock() }
         try Intent.recover(root)
@@ -183,7 +186,7 @@ public final class CKStore: @unchecked Sendable {
         // ck.json, the container and its devices change together: a crash leaves all three as before or after.
         let intent = try Intent(base: root, operation: "container delete \(id)")
         if config["currentContainer"]?.stringValue == id {
-            let others = try containerIDs().filter { $0 != id }
+            let others = try containerIDsBody().filter { $0 != id }
             config["currentContainer"] = others.first.map { .string($0) } ?? .null
             try JSONFile.write(intent.stage("ck.json"), .object(config))
         }

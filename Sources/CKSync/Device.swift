@@ -63,9 +63,12 @@ public final class Device {
         do { conn = try SQLiteConnection(path: path) } catch {
             throw CKError.internalError("device file \(path): \(error.message)")
         }
-        let device = Device(name: name, path: path, database: db, sql: conn)
+        // The device writes as itself: its own view of the database, with its name stamped as deviceID.
+        var caller = db.caller
+        caller.deviceID = name
+        let own = db.container.database(db.scope, environment: db.environment, caller: caller)
+        let device = Device(name: name, path: path, database: own, sql: conn)
         try device.prepareFile(existed: existed)
-        db.deviceID = name
         return device
     }
 

@@ -51,7 +51,6 @@ public struct SyncEngine {
         // One sync of a device at a time: a second waits rather than pushing the same edits twice.
         let lock = try FileLock(path: device.path + ".lock", exclusive: true)
         defer { lock.unlock() }
-        db.deviceID = device.name
         var report = SyncReport(device: device.name)
         try checkAccount(&report)
         do {

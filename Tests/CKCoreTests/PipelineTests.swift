@@ -31,6 +31,15 @@ import CKCore
         }
     }
 
+    /// A fault that fails the operations of some kinds.
+    final class FailKinds: Sendable {
+        let kinds: Set<OperationKind>
+        init(_ kinds: Set<OperationKind>) { self.kinds = kinds }
+        func hook(_ c: OperationContext) throws(CKError) {
+            if kinds.contains(c.kind) { throw CKError(.serviceUnavailable, "injected") }
+        }
+    }
+
     /// Records the order in which stages ran.
     final class Stages: Sendable {
         let order = Mutex<[String]>([])
@@ -65,6 +74,49 @@ import CKCore
         _ = try kv.entries()
         _ = try db.deleteZone("Work")
         _ = try t.store.container().importFixtures(doc, into: .development, as: try Caller.user("default"), replace: true, label: "doc")
+        try everyDeveloperOperation(t, doc: doc)
+    }
+
+    /// Runs one call of every piece of developer and administrator work.
+    func everyDeveloperOperation(_ t: TempStore, doc: JSON) throws {
+        let store = t.store
+        #expect(try CKStore.initialize(at: t.dir + "/second", hooks: store.hooks))
+        #expect(try store.createContainer("iCloud.com.example.Other"))
+        #expect(try !store.ensureContainer("iCloud.com.example.Other"))
+        try store.useContainer("iCloud.com.example.Other")
+        #expect(try store.containerIDs().contains("iCloud.com.example.Other"))
+        try store.useContainer(CKStore.defaultContainerID)
+        try store.deleteContainer("iCloud.com.example.Other")
+        _ = try store.importFixtures(intoNewContainer: "iCloud.com.example.Imported", doc, into: .development, as: try Caller.user("default"),
+                                     allUsers: false, replace: false, label: "doc")
+        let c = try store.container()
+        let schema = try CKDB.parse("""
+            DEFINE SCHEMA
+                CREATE ROLE Editor;
+                RECORD TYPE Note (
+                    "___recordID" REFERENCE QUERYABLE,
+                    t STRING QUERYABLE,
+                    GRANT WRITE TO "_creator",
+                    GRANT CREATE TO "_icloud",
+                    GRANT READ TO "_world"
+                );
+            """, file: "schema.ckdb")
+        _ = try c.validateImport(schema, file: "schema.ckdb")
+        _ = try c.importSchema(schema, file: "schema.ckdb")
+        _ = try c.setIndexes(recordType: "Note", field: "t", queryable: true, sortable: true, searchable: false, remove: false)
+        _ = try c.schemaDiff()
+        _ = try c.deploySchema()
+        _ = try c.users()
+        try c.setAccountStatus(.available, of: "default")
+        #expect(try c.setRole("Editor", of: "default", held: true, environment: .development))
+        try c.setQuota(1_000_000, user: "default")
+        let rule = try c.addFault(FaultRule(id: "f1", error: .serviceUnavailable), environment: .development)
+        #expect(try c.faults(environment: .development).map(\.id) == [rule.id])
+        #expect(try c.clearFaults(nil, environment: .development) == [rule.id])
+        _ = try c.collectGarbage(.development)
+        _ = try StoreDoctor.examine(store, repair: false)
+        _ = try StoreDoctor.examine(store, repair: true)
+        _ = try c.resetDevelopment()
     }
 
     @Test func everyOperationKindPassesTheFaultHook() throws {
@@ -81,6 +133,32 @@ import CKCore
         let after = counter.seen.withLock { $0 }
         #expect((after[.databaseChanges] ?? 0) > (before[.databaseChanges] ?? 0))
         #expect((after[.zoneChanges] ?? 0) > (before[.zoneChanges] ?? 0))
+    }
+
+    @Test func developerWorkIsTheDevelopersAlone() throws {
+        let t = try TempStore()
+        let counter = Counter()
+        t.store.hooks.faults = [counter.hook]
+        for kind in OperationKind.allCases where kind.isDeveloperWork {
+            let e = ckError { try t.store.perform(kind, container: CKStore.defaultContainerID, as: try Caller.user("alice")) { () throws(CKError) in
+                _ = Issue.record("\(kind) applied for a user")
+            } }
+            #expect(e?.code == .permissionFailure, "\(kind): \(String(describing: e))")
+            #expect(e?.reason.contains("developer's work") == true)
+        }
+        // The hooks saw each attempt before the permission stage refused it.
+        #expect(counter.kinds == Set(OperationKind.allCases.filter(\.isDeveloperWork)))
+        // A client operation is not developer work: the developer caller passes the door's permission check for it.
+        #expect(try t.store.perform(.recordFetch, container: nil) { () throws(CKError) in 7 } == 7)
+    }
+
+    @Test func aFaultHookFailsDeveloperWorkBeforeItWrites() throws {
+        let t = try TempStore()
+        let fault = FailKinds([.containerCreate, .schemaImport])
+        t.store.hooks.faults = [fault.hook]
+        #expect(ckError { try t.store.createContainer("iCloud.com.example.Never") }?.code == .serviceUnavailable)
+        t.store.hooks.faults = []
+        #expect(try !t.store.containerIDs().contains("iCloud.com.example.Never"), "nothing was created")
     }
 
     @Test func aFaultStopsTheOperationBeforeItWritesAndAfterTheZoneIsResolved() throws {

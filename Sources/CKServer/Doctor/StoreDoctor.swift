@@ -42,7 +42,7 @@ public struct StoreDoctor {
     /// Where each sequence number of the environment being checked was met: numbers are unique per environment.
     package var seqSeen: [Int64: String] = [:]
 
-    public static func examine(_ store: CKStore, repair: Bool) throws(CKError) -> [DoctorFinding] {
+    package static func examineBody(_ store: CKStore, repair: Bool) throws(CKError) -> [DoctorFinding] {
         // A store of a newer format is not checked (nor "repaired") by rules that don't apply to it.
         if let f = (try? JSONFile.readObject(store.configPath))??["format"]?.int64Value, f > CKStore.formatVersion {
             throw CKError(.incompatibleVersion, "\(store.configPath): store format \(f) is newer than this ck understands (\(CKStore.formatVersion))",

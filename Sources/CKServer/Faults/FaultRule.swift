@@ -83,6 +83,8 @@ public struct FaultRule: Sendable, Equatable {
         case .notificationList, .notificationRead: return [.notification]
         // The key-value store is no CloudKit database operation: only --op any reaches it.
         case .keyValueRead, .keyValueWrite: return []
+        // Developer work is not CloudKit traffic: `ck fault` rules never fail it (the pipeline's hooks still see it).
+        default: return []
         }
     }
 

@@ -34,16 +34,16 @@ extension CKDatabase {
         let result = try env.locked(exclusive: kind.writes) { () throws(CKError) -> T in
             let catalog = try env.readCatalog()
             let zone = try zoneName.map { (name) throws(CKError) -> Zone in try resolveZone(name, catalog: catalog) }
-            let context = OperationContext(kind: kind, caller: caller, environment: environment, database: scope,
-                                           zone: zone?.zoneID, accountStatus: status)
+            let context = OperationContext(kind: kind, caller: caller, container: container.identifier, environment: environment,
+                                           database: scope, zone: zone?.zoneID, accountStatus: status)
             let faults = FaultEngine(envDir: env.dir)
             var state = PipelineState(context: context, catalog: catalog, zone: zone, access: access, faults: faults)
             // A record modify checks its rules per request, once it knows whether it saves or deletes.
             if kind != .recordModify { state.lostResponse = try injectFaults(faults, faultPoint(context, ops: FaultRule.ops(of: kind))) }
-            for fault in store.hooks.faults { try fault(context) }
-            if !administrator { try authorize(context) }
-            if kind == .recordModify && !administrator { state.quota = try quotaBudget(catalog: catalog) }
-            for quota in store.hooks.quota { try quota(context) }
+            try store.admit(context) { (c) throws(CKError) in
+                if !administrator { try authorize(c) }
+                if kind == .recordModify && !administrator { state.quota = try quotaBudget(catalog: catalog) }
+            }
             let result = try apply(&state)
             if let lost = state.lostResponse { throw lost }
             return result
