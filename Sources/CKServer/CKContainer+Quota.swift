@@ -6,7 +6,11 @@ import CKModel
 extension CKContainer {
     /// A user's quota in bytes (nil user: the public database's); nil when none is set.
     public func quota(user: String?) throws(CKError) -> Int64? {
-        let info = try info()
+        CKContainer.quota(user: user, in: try info())
+    }
+
+    /// A quota as container.json `info` has it.
+    package static func quota(user: String?, in info: JSON) -> Int64? {
         guard let user else { return info["publicQuota"]?.int64Value }
         return info["users"]?[user]?["quota"]?.int64Value
     }

@@ -26,8 +26,12 @@ extension CKContainer {
 
     /// One user by name, or nil when the container never met it.
     public func user(named name: String) throws(CKError) -> ContainerUser? {
-        guard let j = try info()["users"]?[name] else { return nil }
-        return parseUser(name, j)
+        user(named: name, in: try info())
+    }
+
+    /// One user as container.json `info` has it.
+    package func user(named name: String, in info: JSON) -> ContainerUser? {
+        info["users"]?[name].map { parseUser(name, $0) }
     }
 
     /// The user whose user record name this is, if the container knows it.

@@ -28,16 +28,17 @@ extension CKDatabase {
     }
 
     /// The quota stage: the budget saves spend, when the database has a quota (none: no cost at all).
-    package func quotaBudget(catalog: ZoneCatalog) throws(CKError) -> QuotaBudget? {
-        guard scope != .shared, let limit = try quotaLimit() else { return nil }
+    package func quotaBudget(catalog: ZoneCatalog, info: JSON) throws(CKError) -> QuotaBudget? {
+        guard scope != .shared, let limit = quotaLimit(info: info) else { return nil }
         let records = try ownedRecords(catalog: catalog).flatMap(\.records)
         return QuotaBudget(limit: limit, owner: quotaOwner, raise: quotaRaise, records: records)
     }
 
-    package func quotaLimit() throws(CKError) -> Int64? {
-        if scope == .public { return try container.quota(user: nil) }
+    /// The database's quota as container.json `info` (read once by the pipeline) has it.
+    package func quotaLimit(info: JSON) -> Int64? {
+        if scope == .public { return CKContainer.quota(user: nil, in: info) }
         guard let name = caller.userName else { return nil }
-        return try container.quota(user: name)
+        return CKContainer.quota(user: name, in: info)
     }
 
     package var quotaOwner: String { scope == .public ? "the public database" : "the iCloud storage of \(caller.description)" }
@@ -46,7 +47,7 @@ extension CKDatabase {
     /// The database's quota and what uses it, by zone and by record type.
     public func quotaUsage() throws(CKError) -> QuotaUsage {
         try perform(.quotaUsage) { (state) throws(CKError) -> QuotaUsage in
-            var usage = QuotaUsage(limit: try quotaLimit(), used: 0, byZone: [:], byType: [:])
+            var usage = QuotaUsage(limit: quotaLimit(info: state.info), used: 0, byZone: [:], byType: [:])
             var budget = QuotaBudget(limit: 0, owner: "", raise: "", records: [])
             for (zone, records) in try ownedRecords(catalog: state.catalog) {
                 for r in records {

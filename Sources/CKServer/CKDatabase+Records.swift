@@ -34,6 +34,9 @@ extension CKDatabase {
                                     stagedAssets: [String: [UInt8]] = [:], syncEvery: Int = 25,
                                     durable: () -> Void = {},
                                     each: (ModifyResult) throws(CKError) -> Void) throws(CKError) where S.Element == [RecordOperation] {
+        // The caller's `@file` values are read here, before the lock (a lazy stream of requests is read under it,
+        // so its files are read at parse time).
+        let files = (requests as? [[RecordOperation]]).map { all in self.files.prefetching(all.flatMap { $0.flatMap(\.fields.values) }) } ?? self.files
         try perform(.recordModify, zone: zoneName) { (state) throws(CKError) in
             guard let zone = state.zone else { return }
             var effects = try RecordEffects(db: self, zone: zone, notify: true)
@@ -49,7 +52,7 @@ extension CKDatabase {
                 let ops = Set(operations.map { $0.type.isDelete ? FaultRule.Op.delete : .save })
                 if let lost = try injectFaults(state.faults, faultPoint(state.context, ops: ops)) { state.lostResponse = lost }
                 var session = ModifySession(db: self, zone: zone, logPath: effects.path, reader: effects.reader, schema: schema,
-                                            seq: seq, stagedAssets: stagedAssets, access: state.access)
+                                            seq: seq, stagedAssets: stagedAssets, access: state.access, files: files)
                 session.faults = (state.faults, state.context)
                 session.quota = state.quota
                 let result = applyRequest(operations, session: &session, atomic: atomic && zone.capabilities.contains(.atomic))
@@ -145,6 +148,8 @@ extension CKDatabase {
 /// The working state of one modify request: applied in memory, written only when it succeeds.
 package struct ModifySession {
     package let db: CKDatabase
+    /// Where the request's `@file` values come from: the caller's files, read before the lock where they could be.
+    package let files: FileSource
     package let zone: Zone
     package let logPath: String
     package let reader: ZoneReader
@@ -170,7 +175,8 @@ package struct ModifySession {
     package var lostResponse: CKError?
 
     package init(db: CKDatabase, zone: Zone, logPath: String, reader: ZoneReader, schema: Schema, seq: Int64,
-         stagedAssets: [String: [UInt8]], access: Access) {
+         stagedAssets: [String: [UInt8]], access: Access, files: FileSource) {
+        self.files = files
         self.db = db
         self.access = access
         self.zone = zone
@@ -322,7 +328,7 @@ package struct ModifySession {
         case .value(let v): return Schema.coerceEmptyList(v, declared)
         case .json(let j): return try schema.value(fieldJSON: j, recordType: recordType, key: key, path: path)
         case .text(let text, let explicit, let action, let encrypted):
-            var parser = ValueParser(files: db.files)
+            var parser = ValueParser(files: files)
             var v = try parser.parse(text, as: explicit ?? declared ?? ValueParser.inferType(text), path: path)
             if let action { v = CKDatabase.withAction(v, action) }
             // Text for a field the schema encrypts is encrypted, as encryptedValues[key] = value would be.

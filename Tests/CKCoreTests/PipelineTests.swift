@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import Synchronization
 import Testing
 import CKCore
@@ -210,6 +211,39 @@ import CKCore
         let saved = try db.modify([op]).results[0]
         guard case .saved(let r) = saved, case .asset(let a)? = r.fields["f"] else { Issue.record("not saved: \(saved)"); return }
         #expect(try FileIO.read(db.assetPath(a)) == Array("from the caller: \(path)".utf8))
+    }
+}
+
+extension CallerFilesTests {
+    /// Whether this process holds the environment's lock: another open file description can't take it.
+    static func lockHeld(_ envDir: String) -> Bool {
+        let fd = open(envDir + "/.lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        if flock(fd, LOCK_EX | LOCK_NB) == 0 { flock(fd, LOCK_UN); return false }
+        return true
+    }
+
+    @Test func theCallersFilesAreReadBeforeTheLockIsTaken() throws {
+        let t = try TempStore()
+        let db = try t.db()
+        let envDir = t.envDir
+        let reads = Mutex<[(String, Bool)]>([])
+        db.files = FileSource(read: { (file: String, _: String) throws(CKError) -> [UInt8] in
+            reads.withLock { $0.append((file, CallerFilesTests.lockHeld(envDir))) }
+            return Array("bytes of \(file)".utf8)
+        }, size: { _ in 12 })
+        let ops = [RecordOperation.save(recordType: "Photo", recordName: "p1",
+                                        fields: ["typed": .text("@a.jpg", type: FieldType(.asset), action: nil),
+                                                 "list": .text("b.jpg,c.jpg", type: FieldType(.asset, list: true), action: nil),
+                                                 "untyped": .text("@d.bin", type: nil, action: nil),
+                                                 "mention": .text("plain text", type: nil, action: nil)],
+                                        ifTag: nil, policy: nil)]
+        let result = try db.modify(ops)
+        #expect(result.results[0].error == nil, "\(String(describing: result.results[0].error))")
+        let seen = reads.withLock { $0 }
+        #expect(Set(seen.map(\.0)) == ["a.jpg", "b.jpg", "c.jpg", "d.bin"], "\(seen)")
+        #expect(seen.allSatisfy { !$0.1 }, "a file was read while the store's lock was held: \(seen)")
     }
 }
 

@@ -4,6 +4,8 @@ import CKStorage
 /// What the pipeline resolved for an operation, handed to its apply stage.
 package struct PipelineState {
     package var context: OperationContext
+    /// container.json as the operation read it, once: the caller's account, roles and quotas.
+    package let info: JSON
     /// The zone catalog as read under the lock.
     package var catalog: ZoneCatalog
     /// The operation's zone, resolved; nil for whole-database operations.
@@ -26,8 +28,10 @@ extension CKDatabase {
                     validate: () throws(CKError) -> Void = {},
                     _ apply: (inout PipelineState) throws(CKError) -> T) throws(CKError) -> T {
         try validate()
-        // One read of container.json: the caller's account status and roles (a user never met is available).
-        let known = try caller.userName.flatMap { (n) throws(CKError) -> ContainerUser? in try container.user(named: n) }
+        // One read of container.json per operation: the caller's account status, roles and quota (a user never
+        // met is available).
+        let info = try container.info()
+        let known = caller.userName.flatMap { container.user(named: $0, in: info) }
         let status = caller.isAnonymous ? AccountStatus.noAccount : known?.accountStatus ?? .available
         let roles = known?.roles[environment] ?? []
         let access = Access(caller: caller, database: scope, signedIn: status.isSignedIn, roles: roles, administrator: administrator)
@@ -37,18 +41,19 @@ extension CKDatabase {
             let context = OperationContext(kind: kind, caller: caller, container: container.identifier, environment: environment,
                                            database: scope, zone: zone?.zoneID, accountStatus: status)
             let faults = FaultEngine(envDir: env.dir)
-            var state = PipelineState(context: context, catalog: catalog, zone: zone, access: access, faults: faults)
+            var state = PipelineState(context: context, info: info, catalog: catalog, zone: zone, access: access, faults: faults)
             // A record modify checks its rules per request, once it knows whether it saves or deletes.
             if kind != .recordModify { state.lostResponse = try injectFaults(faults, faultPoint(context, ops: FaultRule.ops(of: kind))) }
             try store.admit(context) { (c) throws(CKError) in
                 if !administrator { try authorize(c) }
-                if kind == .recordModify && !administrator { state.quota = try quotaBudget(catalog: catalog) }
+                if kind == .recordModify && !administrator { state.quota = try quotaBudget(catalog: catalog, info: info) }
             }
             let result = try apply(&state)
             if let lost = state.lostResponse { throw lost }
             return result
         }
-        if kind.writes { registerAfterWrite() }
+        // A user the container already lists needs no second look at container.json.
+        if kind.writes && known == nil { registerAfterWrite() }
         return result
     }
 
