@@ -39,11 +39,13 @@ final class Harness {
         #expect(ExitCode.of(.changeTokenExpired) == 9)
         #expect(ExitCode.of(.batchRequestFailed) == 10)
         #expect(ExitCode.of(.internalError) == 1)
-        for row in ExitCode.table where row.code != 0 && row.code != 64 {
-            for name in row.errors.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces).split(separator: " ").first.map(String.init) ?? "" }) {
-                if let code = CKError.Code(name: name) { #expect(ExitCode.of(code) == row.code, "\(name)") }
-            }
+        for row in ExitCode.table {
+            for code in row.errors { #expect(ExitCode.of(code) == row.code, "\(code.name)") }
         }
+        // Every error either has a row or is the "not otherwise listed" failure.
+        let listed = Set(ExitCode.table.flatMap(\.errors))
+        for code in CKError.Code.allCases where !listed.contains(code) { #expect(ExitCode.of(code) == ExitCode.failure, "\(code.name)") }
+        #expect(ExitCode.table.map(\.code) == ExitCode.table.map(\.code).sorted())
     }
 
     @Test func saveFetchAndFormats() throws {

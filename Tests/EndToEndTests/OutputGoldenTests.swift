@@ -76,6 +76,37 @@ import Testing
             ]
         }
         s.append(Step("name-refused", ["doctor", "-o", "name"]))
+        // The developer commands' -o json shapes (docs/cli.md §3): typed values in the command line, pinned here.
+        s += [
+            Step("init.json", ["init", "proj", "-o", "json"]),
+            Step("container-create.json", ["container", "create", "iCloud.com.example.Golden", "-o", "json"]),
+            Step("container-list.json", ["container", "list", "-o", "json"]),
+            Step("container-use.json", ["container", "use", "iCloud.com.example.Golden", "-o", "json"]),
+            Step("container-show.json", ["container", "show", "-o", "json"]),
+            Step("container-delete.json", ["container", "delete", "iCloud.com.example.Golden", "-y", "-o", "json"]),
+            Step(nil, ["container", "use", "iCloud.ck.default"]),
+            Step("doctor.json", ["doctor", "-o", "json"]),
+            Step("schema-show.json", ["schema", "show", "-o", "json"]),
+            Step("schema-show-type.json", ["schema", "show", "Note", "-o", "json"]),
+            Step("schema-index.json", ["schema", "index", "Note", "title", "--searchable", "-o", "json"]),
+            Step("schema-diff.json", ["schema", "diff", "-o", "json"]),
+            Step("user-list.json", ["user", "list", "-o", "json"]),
+            Step("user-show.json", ["user", "show", "-o", "json"]),
+            Step("role-list.json", ["role", "list", "-o", "json"]),
+            Step("quota-set.json", ["quota", "set", "5MB", "-o", "json"]),
+            Step("quota-show.json", ["quota", "show", "-o", "json"]),
+            Step("account-status.json", ["account", "status", "-o", "json"]),
+            Step("account-set.json", ["account", "set", "available", "--as", "bob", "-o", "json"]),
+            Step("fault-add.json", ["fault", "add", "--error", "zoneBusy", "--op", "fetch", "--times", "1", "--id", "busy", "-o", "json"]),
+            Step("fault-list.json", ["fault", "list", "-o", "json"]),
+            Step("fault-clear.json", ["fault", "clear", "-o", "json"]),
+            Step("kv-set.json", ["kv", "set", "theme", "dark", "-o", "json"]),
+            Step("kv-get.json", ["kv", "get", "theme", "-o", "json"]),
+            Step("kv-list.json", ["kv", "list", "-o", "json"]),
+            Step("kv-show.json", ["kv", "show", "-o", "json"]),
+            Step("kv-remove.json", ["kv", "remove", "theme", "-o", "json"]),
+            Step("gc.json", ["gc", "--dry-run", "-o", "json"]),
+        ]
         return s
     }()
 

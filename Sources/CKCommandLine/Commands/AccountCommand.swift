@@ -18,9 +18,7 @@ enum AccountCommand {
         ])
 
     static func report(_ inv: Invocation, _ caller: Caller, _ s: AccountStatus, verb: String) throws {
-        try inv.report(.object(["user": caller.userName.map { .string($0) } ?? .null, "accountStatus": .string(s.rawValue),
-                                "code": .int(Int64(s.code))]),
-                       plain: s.rawValue, table: "\(verb)\(caller.description): \(s.rawValue)")
+        try inv.emit(Status(caller: caller, status: s, verb: verb))
     }
 
     static func status(_ inv: Invocation) throws -> Int32 {

@@ -29,8 +29,7 @@ enum ContainerCommand {
         let store = try inv.store()
         let created = try store.createContainer(id, use: inv.parsed.flag("use"))
         if !created { inv.note("container '\(id)' already exists; it is left as it is") }
-        try inv.report(.object(["identifier": .string(id), "current": .bool(inv.parsed.flag("use")), "created": .bool(created)]), plain: id,
-                       table: (created ? "Created container " : "Container ") + id + (inv.parsed.flag("use") ? " (now current)" : ""))
+        try inv.emit(Created(identifier: id, current: inv.parsed.flag("use"), created: created))
         return ExitCode.success
     }
 
@@ -39,25 +38,14 @@ enum ContainerCommand {
         let store = try inv.store()
         let current = try? store.currentContainerID()
         let ids = try store.containerIDs()
-        switch try inv.outputFormat() {
-        case .json:
-            inv.line(JSON.object(["containers": .array(ids.map { .object(["identifier": .string($0), "current": .bool($0 == current)]) })]).pretty())
-        case .jsonl:
-            for id in ids { inv.line(JSON.object(["identifier": .string(id), "current": .bool(id == current)]).serialized()) }
-        case .plain, .name:
-            for id in ids { inv.line(id) }
-        case .table:
-            var t = Table(["", "CONTAINER"])
-            for id in ids { t.add([id == current ? "*" : "", id]) }
-            inv.out(t.aligned())
-        }
+        try inv.emit(List(containers: ids.map { Listed(identifier: $0, current: $0 == current) }))
         return ExitCode.success
     }
 
     static func use(_ inv: Invocation) throws -> Int32 {
         let id = try inv.single("container identifier")
         try inv.store().useContainer(id)
-        try inv.report(.object(["identifier": .string(id), "current": .bool(true)]), plain: id, table: "Now using container \(id)")
+        try inv.emit(Used(identifier: id))
         return ExitCode.success
     }
 
@@ -67,32 +55,11 @@ enum ContainerCommand {
         let container = try store.container(inv.positionals.first ?? inv.setting("container", env: "CK_CONTAINER"))
         let info = try container.info()
         let users = try container.users()
-        var envs: [String: JSON] = [:]
-        for env in Environment.allCases {
-            let schema = try container.schema(env)
-            envs[env.rawValue] = .object(["recordTypes": .array(schema.recordTypes.keys.sorted().map { .string($0) })])
-        }
+        var recordTypes: [Environment: [String]] = [:]
+        for env in Environment.allCases { recordTypes[env] = try container.schema(env).recordTypes.keys.sorted() }
         let current = try? store.currentContainerID()
-        let json = JSON.object([
-            "identifier": .string(container.identifier), "current": .bool(current == container.identifier),
-            "created": info["created"] ?? .null,
-            "users": .array(users.map { .object(["name": .string($0.name), "userRecordName": .string($0.userRecordName)]) }),
-            "environments": .object(envs), "store": .string(store.root),
-        ])
-        switch try inv.outputFormat() {
-        case .json: inv.line(json.pretty())
-        case .jsonl: inv.line(json.serialized())
-        case .plain, .name, .table:
-            var rows: [(String, String)] = [("identifier", container.identifier), ("current", current == container.identifier ? "yes" : "no")]
-            if let c = info["created"]?.int64Value { rows.append(("created", ISO8601.format(milliseconds: c))) }
-            rows.append(("store", store.root))
-            for env in Environment.allCases {
-                let types = envs[env.rawValue]?["recordTypes"]?.arrayValue?.compactMap(\.stringValue) ?? []
-                rows.append((env.rawValue, types.isEmpty ? "no record types" : "record types: " + types.joined(separator: ", ")))
-            }
-            rows.append(("users", users.isEmpty ? "none yet" : users.map { "\($0.name) (\($0.userRecordName))" }.joined(separator: ", ")))
-            try inv.printRows(rows)
-        }
+        try inv.emit(Shown(identifier: container.identifier, current: current == container.identifier, created: info["created"] ?? .null,
+                           users: users, recordTypes: recordTypes, store: store.root))
         return ExitCode.success
     }
 
@@ -105,7 +72,7 @@ enum ContainerCommand {
             return ExitCode.failure
         }
         try store.deleteContainer(id)
-        try inv.report(.object(["identifier": .string(id), "deleted": .bool(true)]), plain: id, table: "Deleted container \(id)")
+        try inv.emit(Deleted(identifier: id))
         return ExitCode.success
     }
 }

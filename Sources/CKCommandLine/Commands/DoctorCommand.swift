@@ -16,18 +16,7 @@ enum DoctorCommand {
         // Device replicas belong to the sync layer, which examines them itself (read only).
         let findings = try StoreDoctor.examine(store, repair: repair) + Device.examineReplicas(in: store.root)
         let problems = findings.filter { $0.severity == .problem && !$0.repaired }
-        switch try inv.outputFormat() {
-        case .json: inv.line(JSON.object(["store": .string(store.root), "findings": .array(findings.map(\.json)), "ok": .bool(problems.isEmpty)]).pretty())
-        case .jsonl: for f in findings { inv.line(f.json.serialized()) }
-        case .plain, .name:
-            for f in findings { inv.line([f.severity.rawValue, f.place, f.message, f.fix, f.repaired ? "repaired" : ""].joined(separator: "\t")) }
-        case .table:
-            if findings.isEmpty { inv.line("No problems found in \(store.root).") }
-            for f in findings {
-                inv.line("\(f.severity.rawValue): \(f.place): \(f.message)")
-                inv.line("  \(f.repaired ? "repaired" : "fix"): \(f.fix)")
-            }
-        }
+        try inv.emit(Examined(store: store.root, findings: findings, ok: problems.isEmpty))
         return problems.isEmpty ? ExitCode.success : ExitCode.failure
     }
 }

@@ -23,7 +23,10 @@ enum ExecCommand {
         guard !argv.isEmpty else { throw UsageError("expected a command to run, after --", command: inv.command.path) }
         ChildProcess.catchSignals()
         let temp = try makeTemporaryDirectory(inv)
-        defer { try? FileManager.default.removeItem(atPath: temp) }
+        defer {
+            // A store left behind in $TMPDIR is said, not dropped.
+            do { try FileManager.default.removeItem(atPath: temp) } catch { inv.warn("could not remove \(temp): \(error.localizedDescription)") }
+        }
         let root = temp + "/store"
         try CKStore.initialize(at: root)
         let store = try CKStore.open(StoreLocation(path: root, source: .environment))

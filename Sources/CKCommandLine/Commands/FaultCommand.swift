@@ -65,24 +65,8 @@ enum FaultCommand {
         rule.after = try number(inv, "after", "a whole number of operations") ?? 0
         rule.afterCommit = inv.parsed.flag("after-commit")
         let stored = try inv.container().addFault(rule, environment: try inv.environment())
-        try inv.report(json(stored), plain: stored.id, table: "Added fault \(stored.id): \(describe(stored))")
+        try inv.emit(Added(rule: Rule(stored)))
         return ExitCode.success
-    }
-
-    static func json(_ r: FaultRule) -> JSON {
-        var o: [String: JSON] = ["id": .string(r.id), "error": .string(r.error.name), "code": .int(Int64(r.error.rawValue)),
-                                 "op": .string(r.op.rawValue), "after": .int(Int64(r.after)), "seen": .int(Int64(r.seen)),
-                                 "fired": .int(Int64(r.fired)), "afterCommit": .bool(r.afterCommit)]
-        if let v = r.recordType { o["recordType"] = .string(v) }
-        if let v = r.recordName { o["recordName"] = .string(v) }
-        if let v = r.zone { o["zone"] = .string(v) }
-        if let v = r.database { o["database"] = .string(v.rawValue) }
-        if let v = r.user { o["user"] = .string(v) }
-        if FaultRule.retryable.contains(r.error) { o["retryAfter"] = .double(r.retryAfter ?? FaultRule.defaultRetryAfter) }
-        if let v = r.times { o["timesLeft"] = .int(Int64(v)) }
-        if let v = r.probability { o["probability"] = .double(v) }
-        if let v = r.seed { o["seed"] = .string(String(v)) }
-        return .object(o)
     }
 
     /// What the rule matches, in words: `save of Note in Notes`.
@@ -113,24 +97,14 @@ enum FaultCommand {
     static func list(_ inv: Invocation) throws -> Int32 {
         guard inv.positionals.isEmpty else { throw UsageError("list takes no arguments", command: inv.command.path) }
         let rules = try inv.container().faults(environment: try inv.environment())
-        switch try inv.outputFormat() {
-        case .json: inv.line(JSON.object(["faults": .array(rules.map(json))]).pretty())
-        case .jsonl: for r in rules { inv.line(json(r).serialized()) }
-        case .plain, .name: for r in rules { inv.line([r.id, r.error.name, matching(r), how(r), String(r.fired)].joined(separator: "\t")) }
-        case .table:
-            if rules.isEmpty { inv.line("No fault rules."); break }
-            var t = Table(["ID", "ERROR", "MATCHES", "FIRES", "FIRED"])
-            for r in rules { t.add([r.id, r.error.name, matching(r), how(r), String(r.fired)]) }
-            inv.out(t.aligned())
-        }
+        try inv.emit(List(rules: rules.map(Rule.init)))
         return ExitCode.success
     }
 
     static func clear(_ inv: Invocation) throws -> Int32 {
         guard inv.positionals.count <= 1 else { throw UsageError("expected at most one rule ID", command: inv.command.path) }
         let removed = try inv.container().clearFaults(inv.positionals.first, environment: try inv.environment())
-        let text = removed.isEmpty ? "No fault rules to clear" : "Cleared \(removed.count) fault rule\(removed.count == 1 ? "" : "s"): " + removed.joined(separator: ", ")
-        try inv.report(.object(["cleared": .array(removed.map { .string($0) })]), plain: removed.joined(separator: "\n"), table: text)
+        try inv.emit(Cleared(ids: removed))
         return ExitCode.success
     }
 }

@@ -18,20 +18,7 @@ enum GCCommand {
         defer { progress.finish() }
         let r = try inv.container().collectGarbage(env, dryRun: dryRun, progress: progress.update)
         progress.finish()
-        let json = JSON.object([
-            "environment": .string(env.rawValue), "dryRun": .bool(dryRun),
-            "logs": .int(Int64(r.logs)), "compacted": .int(Int64(r.compacted)),
-            "linesBefore": .int(Int64(r.linesBefore)), "linesAfter": .int(Int64(r.linesAfter)),
-            "bytesBefore": .int(Int64(r.bytesBefore)), "bytesAfter": .int(Int64(r.bytesAfter)),
-            "assetsRemoved": .int(Int64(r.assetsRemoved)), "assetBytesRemoved": .int(Int64(r.assetBytesRemoved)),
-        ])
-        let verb = dryRun ? "Would compact" : "Compacted"
-        let assets = dryRun ? "would remove" : "removed"
-        try inv.report(json,
-                       plain: "\(r.compacted)\t\(r.linesBefore)\t\(r.linesAfter)\t\(r.bytesBefore)\t\(r.bytesAfter)\t\(r.assetsRemoved)",
-                       table: "\(verb) \(r.compacted) of \(r.logs) zone log\(r.logs == 1 ? "" : "s") in \(env.rawValue): "
-                           + "\(r.linesBefore) → \(r.linesAfter) lines, \(r.bytesBefore) → \(r.bytesAfter) bytes; "
-                           + "\(assets) \(r.assetsRemoved) unused asset\(r.assetsRemoved == 1 ? "" : "s")")
+        try inv.emit(Collected(environment: env, dryRun: dryRun, report: r))
         return ExitCode.success
     }
 }

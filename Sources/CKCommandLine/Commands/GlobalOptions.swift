@@ -17,6 +17,15 @@ enum GlobalOptions {
         OptionSpec("version", help: "Show the version of ck."),
     ]
 
+    /// The global options a command's help and manual page name in one line (all but hidden ones, --help and
+    /// --version): read from `all`, so an option added there is listed everywhere.
+    static func perCommand(_ options: [OptionSpec] = all) -> [OptionSpec] {
+        options.filter { !$0.hidden && $0.long != "help" && $0.long != "version" }
+    }
+
+    /// `-c/--container`, `--db`: how the one-line list spells an option.
+    static func spelling(_ o: OptionSpec) -> String { (o.short.map { "-\($0)/" } ?? "") + "--" + o.long }
+
     /// Environment variables ck reads, with what they set.
     static let environmentVariables: [(name: String, meaning: String)] = [
         ("CK_DATA_DIR", "store root, as --data-dir"),

@@ -42,7 +42,7 @@ enum HelpCommand {
         var out = "EXIT CODES\n\nck exits with one of these codes; the error line on stderr names the CloudKit\nerror.\n\n"
         for row in ExitCode.table {
             out += String(row.code).padding(toLength: 5, withPad: " ", startingAt: 0) + row.meaning + "\n"
-            if !row.errors.isEmpty { out += HelpRenderer.wrap(row.errors, indent: 5) + "\n" }
+            if !row.errors.isEmpty { out += HelpRenderer.wrap(row.errorText, indent: 5) + "\n" }
         }
         out += "\n" + HelpRenderer.wrap("'ck cktool' (and ck run as cktool) exits as cktool does: 0, 64 for an incorrect invocation, and 1 for every other failure.", indent: 0) + "\n"
         return out

@@ -20,8 +20,7 @@ enum InitCommand {
             path = StoreLocation.resolve(dataDir: base + "/.ck", environment: [:], workingDirectory: "/").path
         }
         let created = try CKStore.initialize(at: path)
-        try inv.report(.object(["store": .string(path), "created": .bool(created)]), plain: path,
-                       table: created ? "Initialized empty ck store in \(path)" : "A ck store already exists in \(path)")
+        try inv.emit(Initialized(store: path, created: created))
         return ExitCode.success
     }
 }

@@ -133,8 +133,13 @@ final class Invocation {
         return db
     }
 
-    /// Warnings the store met, to be printed on stderr.
-    var warnings: [String] { (openedStore?.warnings ?? []) + databases.flatMap(\.warnings) }
+    /// Warnings the store met and the command's own, to be printed on stderr.
+    var warnings: [String] { (openedStore?.warnings ?? []) + databases.flatMap(\.warnings) + ownWarnings }
+
+    private var ownWarnings: [String] = []
+
+    /// A warning of the command itself (a side step that failed while the main one succeeded or failed on its own).
+    func warn(_ s: String) { ownWarnings.append(s) }
 
     // MARK: Printing
 

@@ -27,14 +27,4 @@ enum KVCommand {
 
     /// The one key a command takes.
     static func key(_ inv: Invocation) throws -> String { try inv.single("key") }
-
-    static func entryJSON(key: String, value: KVValue, modified: Int64, deviceID: String, pending: Bool?) -> JSON {
-        var o = value.json.objectValue ?? [:]
-        o["key"] = .string(key)
-        o["size"] = .int(Int64(value.size))
-        o["modified"] = .int(modified)
-        o["deviceID"] = .string(deviceID)
-        if let pending { o["pending"] = .bool(pending) }
-        return .object(o)
-    }
 }

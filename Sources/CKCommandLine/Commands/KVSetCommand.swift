@@ -37,14 +37,10 @@ enum KVSetCommand {
         }
         if let d = try KVCommand.device(inv, create: true) {
             let e = try d.setKeyValue(key, value)
-            try inv.report(KVCommand.entryJSON(key: key, value: value, modified: e.modified, deviceID: e.deviceID, pending: true),
-                           plain: [key, value.typeName, String(value.size), "pending"].joined(separator: "\t"),
-                           table: "Set \(key) (\(value.typeName), \(value.size) bytes) on \(d.name) (pending until 'ck kv sync \(d.name)')")
+            try inv.emit(KVCommand.Set(entry: KVCommand.Entry(key: key, value: value, modified: e.modified, deviceID: e.deviceID, pending: true), device: d.name))
         } else {
             let e = try KVCommand.server(inv).set(key, value)
-            try inv.report(KVCommand.entryJSON(key: key, value: value, modified: e.modified, deviceID: e.deviceID, pending: nil),
-                           plain: [key, value.typeName, String(value.size)].joined(separator: "\t"),
-                           table: "Set \(key) (\(value.typeName), \(value.size) bytes)")
+            try inv.emit(KVCommand.Set(entry: KVCommand.Entry(key: key, value: value, modified: e.modified, deviceID: e.deviceID, pending: nil), device: nil))
         }
         return ExitCode.success
     }
@@ -53,12 +49,10 @@ enum KVSetCommand {
         let key = try KVCommand.key(inv)
         if let d = try KVCommand.device(inv, create: false) {
             try d.removeKeyValue(key)
-            try inv.report(.object(["key": .string(key), "removed": .bool(true), "device": .string(d.name), "pending": .bool(true)]),
-                           plain: key + "\tremoved\tpending",
-                           table: "Removed \(key) on \(d.name) (pending until 'ck kv sync \(d.name)')")
+            try inv.emit(KVCommand.Removed(key: key, device: d.name))
         } else {
             try KVCommand.server(inv).remove(key)
-            try inv.report(.object(["key": .string(key), "removed": .bool(true)]), plain: key + "\tremoved", table: "Removed \(key)")
+            try inv.emit(KVCommand.Removed(key: key, device: nil))
         }
         return ExitCode.success
     }

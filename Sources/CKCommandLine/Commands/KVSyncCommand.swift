@@ -21,13 +21,7 @@ enum KVSyncCommand {
         let name = try inv.single("device name")
         let device = try Device.open(name, database: try inv.database())
         let report = try KeyValueSync(device: device).sync()
-        switch try inv.outputFormat() {
-        case .json, .jsonl: try inv.printJSON(report.json, lines: [report.json])
-        case .plain, .name: for l in plainLines(report) { inv.line(l) }
-        case .table:
-            inv.line(summary(report))
-            for l in detailLines(report) { inv.line(l) }
-        }
+        try inv.emit(Synced(report: report))
         try check(report)
         return ExitCode.success
     }
@@ -69,16 +63,7 @@ enum KVSyncCommand {
         let since = inv.parsed.value("since").flatMap { Int64($0) }
         let device = try Device.open(name, database: try inv.database(), create: false)
         let list = try device.keyValueEvents(since: since)
-        switch try inv.outputFormat() {
-        case .json: inv.line(JSON.object(["device": .string(name), "events": .array(list.map(\.json))]).pretty())
-        case .jsonl: for e in list { inv.line(e.json.serialized()) }
-        case .plain, .table, .name:
-            var t = Table(["ID", "TIME", "REASON", "KEYS"])
-            for e in list { t.add([String(e.id), ISO8601.format(milliseconds: e.at), e.reason.rawValue, e.keys.joined(separator: ",")]) }
-            if try inv.outputFormat() == .plain { inv.out(t.plain()); break }
-            if list.isEmpty { inv.line("No key-value events on \(name)."); break }
-            inv.out(t.aligned())
-        }
+        try inv.emit(Events(device: name, events: list))
         return ExitCode.success
     }
 }

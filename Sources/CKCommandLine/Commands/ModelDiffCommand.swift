@@ -17,25 +17,7 @@ enum ModelDiffCommand {
         }
         let failed = ModelCommand.reportOnStderr(findings, inv)
         let d = ModelSchemaDiff(model: schema, against: target)
-        switch try inv.outputFormat() {
-        case .json:
-            inv.line(JSON.object(["against": .string(against), "additions": .array(d.additions.map(\.json)),
-                                  "conflicts": .array(d.conflicts.map(\.json)), "kept": .array(d.kept.map(\.json)),
-                                  "other": .array(d.other.map(\.json))]).pretty())
-        case .jsonl:
-            for c in d.all { inv.line(c.json.serialized()) }
-        case .plain, .name, .table:
-            for c in d.all { inv.line(c.summary) }
-            if try inv.outputFormat() == .table {
-                if d.all.isEmpty { inv.line("No differences: \(against) has the model's schema.") }
-                if !d.conflicts.isEmpty {
-                    inv.note("\(d.conflicts.count) field\(d.conflicts.count == 1 ? "" : "s") marked ! \(against) has with another type; CloudKit can't change a field's type")
-                }
-                if !d.kept.isEmpty {
-                    inv.note("\(d.kept.count) thing\(d.kept.count == 1 ? "" : "s") marked - \(against) keeps though the model no longer has \(d.kept.count == 1 ? "it" : "them"): schemas are additive")
-                }
-            }
-        }
+        try inv.emit(ModelCommand.Compared(against: against, diff: d))
         return failed || !d.conflicts.isEmpty ? ExitCode.rejectedInput : ExitCode.success
     }
 }

@@ -23,7 +23,7 @@ enum ModelSchemaCommand {
         let database = container.database(.private, environment: .development, caller: try inv.caller())
         let changes = try container.importSchema(schema, file: "the model's schema")
         if inv.parsed.value("file") != nil { try inv.writeDocument(CKDB.print(schema), to: inv.parsed.value("file")) }
-        try SchemaCommand.printChanges(changes, inv, none: "Schema unchanged.")
+        try inv.emit(SchemaCommand.Changes(changes: changes, none: "Schema unchanged."))
         let (_, created) = try database.createZone(coreDataZone)
         if created { inv.note("created zone \(coreDataZone) in the private database of \(inv.user)") }
         return ExitCode.success

@@ -36,9 +36,7 @@ enum QuotaCommand {
         let bytes: Int64? = text == "none" ? nil : try CKContainer.parseSize(text)
         let user = try owner(inv)
         try inv.container().setQuota(bytes, user: user)
-        try inv.report(.object(["user": user.map { .string($0) } ?? .null, "quota": bytes.map { .int($0) } ?? .null]),
-                       plain: bytes.map(String.init) ?? "none",
-                       table: "Quota of \(whose(user)): " + (bytes.map { "\(format($0)) (\($0) bytes)" } ?? "none"))
+        try inv.emit(Limit(user: user, quota: bytes))
         return ExitCode.success
     }
 
@@ -48,25 +46,7 @@ enum QuotaCommand {
         let caller = try user.map { try Caller.user($0) } ?? (try inv.caller())
         let db = try inv.container().database(user == nil ? .public : .private, environment: try inv.environment(), caller: caller)
         let u = try db.quotaUsage()
-        func map(_ d: [String: Int64]) -> JSON { .object(d.mapValues { .int($0) }) }
-        switch try inv.outputFormat() {
-        case .json, .jsonl:
-            try inv.report(.object(["user": user.map { .string($0) } ?? .null, "quota": u.limit.map { .int($0) } ?? .null,
-                                    "used": .int(u.used), "byZone": map(u.byZone), "byRecordType": map(u.byType)]),
-                           plain: "", table: "")
-        case .plain, .name:
-            inv.line("quota\t" + (u.limit.map(String.init) ?? "none"))
-            inv.line("used\t\(u.used)")
-            for z in u.byZone.keys.sorted() { inv.line("zone\t\(z)\t\(u.byZone[z] ?? 0)") }
-            for t in u.byType.keys.sorted() { inv.line("type\t\(t)\t\(u.byType[t] ?? 0)") }
-        case .table:
-            let limit = u.limit.map { "\(format($0)) (\($0) bytes)" } ?? "none"
-            inv.line("Quota of \(whose(user)): \(limit); used \(format(u.used)) (\(u.used) bytes)")
-            var t = Table(["BY", "NAME", "BYTES"])
-            for z in u.byZone.keys.sorted() { t.add(["zone", z, String(u.byZone[z] ?? 0)]) }
-            for n in u.byType.keys.sorted() { t.add(["type", n, String(u.byType[n] ?? 0)]) }
-            if !u.byZone.isEmpty { inv.out(t.aligned()) }
-        }
+        try inv.emit(Usage(user: user, usage: u))
         return ExitCode.success
     }
 

@@ -40,7 +40,7 @@ enum RoleCommand {
         case (false, true): table = "Revoked role \(role) from \(user) (\(env.rawValue))"
         case (false, false): table = "\(user) did not hold \(role) (\(env.rawValue))"
         }
-        try inv.report(.object(["role": .string(role), "user": .string(user), "changed": .bool(changed)]), plain: "\(role)\t\(user)", table: table)
+        try inv.emit(Changed(role: role, user: user, changed: changed, sentence: table))
         return ExitCode.success
     }
 
@@ -50,17 +50,8 @@ enum RoleCommand {
         let container = try inv.container()
         let roles = try container.schema(env).roles.sorted()
         let users = try container.users()
-        let holders = { (role: String) in users.filter { $0.roles[env]?.contains(role) == true }.map(\.name) }
-        switch try inv.outputFormat() {
-        case .json: inv.line(JSON.object(["roles": .array(roles.map { r in .object(["role": .string(r), "users": .array(holders(r).map { .string($0) })]) })]).pretty())
-        case .jsonl: for r in roles { inv.line(JSON.object(["role": .string(r), "users": .array(holders(r).map { .string($0) })]).serialized()) }
-        case .plain, .name: for r in roles { inv.line(([r] + holders(r)).joined(separator: "\t")) }
-        case .table:
-            if roles.isEmpty { inv.line("No custom roles in the \(env.rawValue) schema; add CREATE ROLE <name>; and import it."); break }
-            var t = Table(["ROLE", "USERS"])
-            for r in roles { t.add([r, holders(r).joined(separator: ",").ifEmpty("-")]) }
-            inv.out(t.aligned())
-        }
+        let held = roles.map { r in Held(role: r, users: users.filter { $0.roles[env]?.contains(r) == true }.map(\.name)) }
+        try inv.emit(List(roles: held, environment: env))
         return ExitCode.success
     }
 }

@@ -70,15 +70,6 @@ enum SchemaCommand {
         return (try CKDB.parse(text, file: label), label, text)
     }
 
-    static func printChanges(_ changes: [SchemaChange], _ inv: Invocation, none: String, extra: [String: JSON] = [:]) throws {
-        switch try inv.outputFormat() {
-        case .json: inv.line(JSON.object(extra.merging(["changes": .array(changes.map(\.json))]) { a, _ in a }).pretty())
-        case .jsonl: for c in changes { inv.line(c.json.serialized()) }
-        case .plain, .name, .table:
-            if changes.isEmpty { if try inv.outputFormat() == .table { inv.line(none) } } else { for c in changes { inv.line(c.summary) } }
-        }
-    }
-
     static func show(_ inv: Invocation) throws -> Int32 {
         guard inv.positionals.count <= 1 else { throw UsageError("expected at most one record type", command: inv.command.path) }
         let env = try inv.environment()
@@ -90,43 +81,11 @@ enum SchemaCommand {
             var fields = t.fields
             for (sys, type) in RecordTypeSchema.systemFields where fields[sys] == nil { fields[sys] = FieldSchema(type: type) }
             let names = fields.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
-            switch try inv.outputFormat() {
-            case .json, .jsonl:
-                let j = JSON.object(["recordType": .string(name), "fields": .array(names.compactMap { n in fields[n].map { f in
-                    .object(["name": .string(n), "type": .string(f.schemaTypeName), "queryable": .bool(f.queryable),
-                             "sortable": .bool(f.sortable), "searchable": .bool(f.searchable)]) } }),
-                    "grants": .array(t.normalizedGrants.map { .object(["role": .string($0.role), "permissions": .array($0.permissions.map { .string($0.rawValue) })]) })])
-                inv.line(try inv.outputFormat() == .json ? j.pretty() : j.serialized())
-            case .plain, .name:
-                for n in names { if let f = fields[n] { inv.line([n, f.schemaTypeName, indexList(f)].joined(separator: "\t")) } }
-            case .table:
-                var table = Table(["FIELD", "TYPE", "INDEXES"])
-                for n in names { if let f = fields[n] { table.add([n, f.schemaTypeName, indexList(f)]) } }
-                inv.out(table.aligned())
-                for g in t.normalizedGrants { inv.line("GRANT \(g.permissions.map(\.rawValue).joined(separator: ", ")) TO \(g.role)") }
-            }
+            try inv.emit(TypeShown(name: name, fields: names.compactMap { n in fields[n].map { (n, $0) } }, grants: t.normalizedGrants))
             return ExitCode.success
         }
         let names = schema.recordTypes.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
-        switch try inv.outputFormat() {
-        case .json, .jsonl:
-            let j = JSON.object(["environment": .string(env.rawValue), "roles": .array(schema.roles.map { .string($0) }),
-                                 "recordTypes": .array(names.map { n in .object(["name": .string(n), "fields": .int(Int64(schema.recordTypes[n]?.fields.filter { RecordTypeSchema.systemFields[$0.key] == nil }.count ?? 0))]) })])
-            inv.line(try inv.outputFormat() == .json ? j.pretty() : j.serialized())
-        case .plain, .name:
-            for n in names { inv.line(n) }
-        case .table:
-            if names.isEmpty { inv.line("No record types in the \(env.rawValue) schema.") ; return ExitCode.success }
-            var table = Table(["RECORD TYPE", "FIELDS", "INDEXED SYSTEM FIELDS"])
-            for n in names {
-                guard let t = schema.recordTypes[n] else { continue }
-                let user = t.fields.keys.filter { RecordTypeSchema.systemFields[$0] == nil }.count
-                let sys = t.fields.keys.filter { RecordTypeSchema.systemFields[$0] != nil }.sorted()
-                table.add([n, String(user), sys.isEmpty ? "-" : sys.joined(separator: ",")])
-            }
-            inv.out(table.aligned())
-            if !schema.roles.isEmpty { inv.line("Roles: " + schema.roles.joined(separator: ", ")) }
-        }
+        try inv.emit(Types(environment: env, roles: schema.roles, types: names.compactMap { n in schema.recordTypes[n].map { (n, $0) } }))
         return ExitCode.success
     }
 
@@ -148,17 +107,14 @@ enum SchemaCommand {
         let env = try inv.environment()
         if inv.parsed.flag("validate") { _ = try container.validateImport(schema, file: label, environment: env) }
         let changes = try container.importSchema(schema, file: label, environment: env)
-        try printChanges(changes, inv, none: "Schema unchanged.")
+        try inv.emit(Changes(changes: changes, none: "Schema unchanged."))
         return ExitCode.success
     }
 
     static func validate(_ inv: Invocation) throws -> Int32 {
         let (schema, label, _) = try readSchemaFile(inv)
         let changes = try inv.container().validateImport(schema, file: label, environment: .development)
-        switch try inv.outputFormat() {
-        case .json, .jsonl: inv.line(JSON.object(["isValid": .bool(true), "changes": .int(Int64(changes.count))]).serialized())
-        case .plain, .name, .table: inv.line("✅ Schema is valid.")
-        }
+        try inv.emit(Valid(changes: changes.count))
         return ExitCode.success
     }
 
@@ -169,13 +125,8 @@ enum SchemaCommand {
     static func diff(_ inv: Invocation) throws -> Int32 {
         let from = environmentOption(inv, "from", default: .development), to = environmentOption(inv, "to", default: .production)
         let d = try inv.container().schemaDiff(from: from, to: to)
-        try printChanges(d.changes, inv, none: "No differences: \(to.rawValue) matches \(from.rawValue).",
-                         extra: ["from": .string(from.rawValue), "to": .string(to.rawValue),
-                                 "conflicts": .array(d.conflicts.map(\.json))])
-        let table = try inv.outputFormat() == .table
-        if !d.conflicts.isEmpty && table {
-            inv.note("\(d.conflicts.count) change\(d.conflicts.count == 1 ? "" : "s") marked - or ! would be refused by deploy")
-        }
+        try inv.emit(Changes(changes: d.changes, none: "No differences: \(to.rawValue) matches \(from.rawValue).",
+                             compared: (from, to, d.conflicts)))
         return ExitCode.success
     }
 
@@ -184,7 +135,7 @@ enum SchemaCommand {
         let dryRun = inv.parsed.flag("dry-run")
         let planned = try container.deploySchema(dryRun: true)
         if planned.isEmpty {
-            try printChanges([], inv, none: "Nothing to deploy: production matches development.")
+            try inv.emit(Changes(changes: [], none: "Nothing to deploy: production matches development."))
             return ExitCode.success
         }
         if !dryRun && !inv.parsed.flag("yes") {
@@ -195,8 +146,7 @@ enum SchemaCommand {
             }
         }
         let changes = dryRun ? planned : try container.deploySchema()
-        try printChanges(changes, inv, none: "", extra: ["dryRun": .bool(dryRun)])
-        if try inv.outputFormat() == .table { inv.note(dryRun ? "dry run: nothing deployed" : "deployed \(changes.count) change\(changes.count == 1 ? "" : "s") to production") }
+        try inv.emit(Changes(changes: changes, none: "", deployed: dryRun))
         return ExitCode.success
     }
 
@@ -208,8 +158,7 @@ enum SchemaCommand {
             return ExitCode.failure
         }
         let deleted = try container.resetDevelopment()
-        try inv.report(.object(["reset": .bool(true), "deletedRecords": .int(Int64(deleted))]), plain: String(deleted),
-                       table: "Reset development to the production schema; deleted \(deleted) record\(deleted == 1 ? "" : "s").")
+        try inv.emit(Reset(deletedRecords: deleted))
         return ExitCode.success
     }
 
@@ -219,7 +168,7 @@ enum SchemaCommand {
             recordType: inv.positionals[0], field: inv.positionals[1], queryable: inv.parsed.flag("queryable"),
             sortable: inv.parsed.flag("sortable"), searchable: inv.parsed.flag("searchable"),
             remove: inv.parsed.flag("remove"), environment: try inv.environment())
-        try printChanges(change.map { [$0] } ?? [], inv, none: "Indexes unchanged.")
+        try inv.emit(Changes(changes: change.map { [$0] } ?? [], none: "Indexes unchanged."))
         return ExitCode.success
     }
 

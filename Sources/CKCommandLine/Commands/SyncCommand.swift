@@ -40,7 +40,12 @@ enum SyncCommand {
             bar?.finish()
             // An account that can't sync stops the records; the key-value store notes the status, so that
             // signing in again delivers accountChange.
-            if (try? KeyValueSync.accountStatus(of: device.database)) != KeyValueSync.available { _ = try? KeyValueSync(device: device).sync() }
+            // Its own failure is said as a warning: the records' error is what the command reports.
+            do {
+                if try KeyValueSync.accountStatus(of: device.database) != KeyValueSync.available { _ = try KeyValueSync(device: device).sync() }
+            } catch let kvError {
+                inv.warn("the key-value store did not note the account status: \(kvError)")
+            }
             throw error
         }
         bar?.finish()

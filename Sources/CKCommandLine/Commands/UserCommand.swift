@@ -14,26 +14,11 @@ enum UserCommand {
                         run: show),
         ])
 
-    static func json(_ u: ContainerUser) -> JSON {
-        .object(["name": .string(u.name), "userRecordName": .string(u.userRecordName),
-                 "accountStatus": .string(u.accountStatus.rawValue), "created": .int(u.created),
-                 "roles": .object(Dictionary(uniqueKeysWithValues: u.roles.map { ($0.key.rawValue, JSON.array($0.value.map { .string($0) })) }))])
-    }
-
     static func list(_ inv: Invocation) throws -> Int32 {
         guard inv.positionals.isEmpty else { throw UsageError("list takes no arguments", command: inv.command.path) }
         let env = try inv.environment()
         let users = try inv.container().users()
-        switch try inv.outputFormat() {
-        case .json: inv.line(JSON.object(["users": .array(users.map(json))]).pretty())
-        case .jsonl: for u in users { inv.line(json(u).serialized()) }
-        case .plain, .name: for u in users { inv.line([u.name, u.userRecordName, u.accountStatus.rawValue].joined(separator: "\t")) }
-        case .table:
-            if users.isEmpty { inv.line("No users yet; a user is listed once it writes (--as NAME) or has its account set."); break }
-            var t = Table(["NAME", "USER RECORD NAME", "ACCOUNT", "ROLES (\(env.rawValue))"])
-            for u in users { t.add([u.name, u.userRecordName, u.accountStatus.rawValue, (u.roles[env] ?? []).joined(separator: ",").ifEmpty("-")]) }
-            inv.out(t.aligned())
-        }
+        try inv.emit(List(users: users.map(User.init), environment: env))
         return ExitCode.success
     }
 
@@ -55,14 +40,7 @@ enum UserCommand {
             throw CKError(.unknownItem, "no user '\(name)' in container \(container.identifier)",
                           hint: known.isEmpty ? "no user has written yet" : "known users: " + known.joined(separator: ", "))
         }
-        let format = try inv.outputFormat()
-        if format == .json || format == .jsonl {
-            try inv.report(json(u), plain: "", table: "")
-            return ExitCode.success
-        }
-        var rows = [("name", u.name), ("userRecordName", u.userRecordName), ("accountStatus", u.accountStatus.rawValue)]
-        for env in Environment.allCases { rows.append(("roles (\(env.rawValue))", (u.roles[env] ?? []).joined(separator: ", ").ifEmpty("-"))) }
-        try inv.printRows(rows)
+        try inv.emit(User(u))
         return ExitCode.success
     }
 }

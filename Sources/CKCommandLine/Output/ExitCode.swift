@@ -14,34 +14,53 @@ public enum ExitCode {
     public static let partialFailure: Int32 = 10
     public static let usage: Int32 = 64
 
-    /// The exit code for a CloudKit error code.
-    public static func of(_ code: CKError.Code) -> Int32 {
-        switch code {
-        case .unknownItem, .zoneNotFound, .userDeletedZone, .badContainer: return notFound
-        case .serverRecordChanged: return conflict
-        case .requestRateLimited, .zoneBusy, .serviceUnavailable, .networkUnavailable, .networkFailure,
-             .accountTemporarilyUnavailable: return retryLater
-        case .quotaExceeded: return quotaExceeded
-        case .permissionFailure, .notAuthenticated, .badDatabase, .missingEntitlement, .managedAccountRestricted: return notAllowed
-        case .invalidArguments, .constraintViolation, .limitExceeded, .referenceViolation, .assetFileNotFound: return rejectedInput
-        case .changeTokenExpired: return changeTokenExpired
-        case .partialFailure, .batchRequestFailed: return partialFailure
-        default: return failure
+    /// One row of the exit-code table: a code, what it means, and the CloudKit errors that end with it.
+    struct Row {
+        let code: Int32
+        let meaning: String
+        /// The errors mapped to this code; `of(_:)` reads them, so the table can't disagree with the mapping.
+        let errors: [CKError.Code]
+        /// Words after the error names: how to read them, or `…` for a code that takes every error not listed.
+        let note: String
+
+        init(_ code: Int32, _ meaning: String, _ errors: [CKError.Code] = [], note: String = "") {
+            self.code = code
+            self.meaning = meaning
+            self.errors = errors
+            self.note = note
+        }
+
+        /// The errors as `ck help exit-codes` and the man page show them.
+        var errorText: String {
+            let names = errors.map(\.name).joined(separator: ", ")
+            if note.isEmpty { return names }
+            return note == "…" ? names + ", " + note : names + " " + note
         }
     }
 
-    /// The table behind `ck help exit-codes` and the man page.
-    static let table: [(code: Int32, meaning: String, errors: String)] = [
-        (0, "success", ""),
-        (1, "failed, not otherwise listed", "internalError, serverRejectedRequest, incompatibleVersion, …"),
-        (3, "not found", "unknownItem, zoneNotFound, userDeletedZone, badContainer"),
-        (4, "conflict", "serverRecordChanged (EXISTS on create, CONFLICT on a stale change tag)"),
-        (5, "retry later (stderr says after how long)", "requestRateLimited, zoneBusy, serviceUnavailable, networkUnavailable, networkFailure, accountTemporarilyUnavailable"),
-        (6, "quota exceeded", "quotaExceeded"),
-        (7, "not allowed", "permissionFailure, notAuthenticated, badDatabase, missingEntitlement, managedAccountRestricted"),
-        (8, "rejected input", "invalidArguments, constraintViolation, limitExceeded, referenceViolation, assetFileNotFound"),
-        (9, "change token expired", "changeTokenExpired"),
-        (10, "partial failure", "partialFailure, batchRequestFailed"),
-        (64, "usage error (as cktool)", ""),
+    /// The table behind `of(_:)`, `ck help exit-codes` and the man page. An error no row lists exits `failure`.
+    static let table: [Row] = [
+        Row(success, "success"),
+        Row(failure, "failed, not otherwise listed", [.internalError, .serverRejectedRequest, .incompatibleVersion], note: "…"),
+        Row(notFound, "not found", [.unknownItem, .zoneNotFound, .userDeletedZone, .badContainer]),
+        Row(conflict, "conflict", [.serverRecordChanged], note: "(EXISTS on create, CONFLICT on a stale change tag)"),
+        Row(retryLater, "retry later (stderr says after how long)",
+            [.requestRateLimited, .zoneBusy, .serviceUnavailable, .networkUnavailable, .networkFailure, .accountTemporarilyUnavailable]),
+        Row(quotaExceeded, "quota exceeded", [.quotaExceeded]),
+        Row(notAllowed, "not allowed", [.permissionFailure, .notAuthenticated, .badDatabase, .missingEntitlement, .managedAccountRestricted]),
+        Row(rejectedInput, "rejected input", [.invalidArguments, .constraintViolation, .limitExceeded, .referenceViolation, .assetFileNotFound]),
+        Row(changeTokenExpired, "change token expired", [.changeTokenExpired]),
+        Row(partialFailure, "partial failure", [.partialFailure, .batchRequestFailed]),
+        Row(usage, "usage error (as cktool)"),
     ]
+
+    /// Each listed error's code, built once from `table`.
+    private static let byError: [CKError.Code: Int32] = {
+        var map: [CKError.Code: Int32] = [:]
+        for row in table { for e in row.errors { map[e] = row.code } }
+        return map
+    }()
+
+    /// The exit code for a CloudKit error code.
+    public static func of(_ code: CKError.Code) -> Int32 { byError[code] ?? failure }
 }

@@ -28,7 +28,7 @@ enum HelpRenderer {
             out += "\nGLOBAL OPTIONS:\n"
             for o in globals where !o.hidden { out += item(o.synopsis, o.help + choicesNote(o)) }
         } else {
-            out += "\n" + wrap("GLOBAL OPTIONS: --data-dir, -c/--container, -e/--env, --db, -z/--zone, --as, -o/--output, -q, --no-color (see 'ck --help').", indent: 0) + "\n"
+            out += "\n" + wrap("GLOBAL OPTIONS: " + GlobalOptions.perCommand(globals).map(GlobalOptions.spelling).joined(separator: ", ") + " (see 'ck --help').", indent: 0) + "\n"
         }
         let subs = c.visibleSubcommands
         if !subs.isEmpty {

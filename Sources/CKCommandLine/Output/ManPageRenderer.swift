@@ -77,7 +77,7 @@ public enum ManPageRenderer {
         m.section("EXIT STATUS")
         for row in ExitCode.table {
             m.tagged(bold(String(row.code)))
-            m.text(capitalizedSentence(row.meaning) + (row.errors.isEmpty ? "." : ": " + row.errors + (row.errors.hasSuffix("\u{2026}") ? "" : ".")))
+            m.text(capitalizedSentence(row.meaning) + (row.errors.isEmpty ? "." : ": " + row.errorText + (row.errorText.hasSuffix("\u{2026}") ? "" : ".")))
         }
         m.section("EXAMPLES")
         examples(root.examples, into: &m)
@@ -118,7 +118,7 @@ public enum ManPageRenderer {
             }
         }
         m.section("GLOBAL OPTIONS")
-        let globals = GlobalOptions.all.filter { !$0.hidden && $0.long != "help" && $0.long != "version" }
+        let globals = GlobalOptions.perCommand()
             .map { o in (o.short.map { bold("-" + String($0)) + "/" } ?? "") + bold("--" + o.long) }
         m.paragraphs(globals.dropLast().joined(separator: ", ") + " and " + (globals.last ?? "")
                      + " work with every command; see " + reference(CommandTree.root) + ".", escaped: true)

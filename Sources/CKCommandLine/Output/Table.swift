@@ -28,8 +28,9 @@ struct Table {
         return String(text.prefix(max(room, 8) - 1)) + "…"
     }
 
-    /// One tab-separated line per row, no header.
-    func plain() -> String {
-        rows.map { $0.map(RecordText.escape).joined(separator: "\t") + "\n" }.joined()
-    }
+    /// One tab-separated line per row, no header, each ended by a newline.
+    func plain() -> String { plainLines.map { $0 + "\n" }.joined() }
+
+    /// The rows as tab-separated lines (cells escaped), no header.
+    var plainLines: [String] { rows.map { $0.map(RecordText.escape).joined(separator: "\t") } }
 }
