@@ -38,6 +38,7 @@ let package = Package(
         .executableTarget(name: "ck", dependencies: ["CKCommandLine"], swiftSettings: metadataAccessors),
         .testTarget(name: "CKCoreTests", dependencies: ["CKCore"] + layers, exclude: ["Corpus"]),
         .testTarget(name: "CKCommandLineTests", dependencies: ["CKCommandLine", "CKCore"], exclude: ["Golden"]),
+        .testTarget(name: "PublicAPITests", dependencies: ["CKCore"]),
         .testTarget(name: "EndToEndTests", dependencies: ["ck", "CKCore", "CKCommandLine"] + layers, exclude: ["Golden"]),
     ],
     swiftLanguageModes: [.v6]

@@ -1,4 +1,3 @@
-internal import CckSQLite
 import CKFiles
 import CKSQLite
 import CKServer
