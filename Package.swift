@@ -36,10 +36,11 @@ let package = Package(
         layer("CKCore", ["CKModel", "CKSchema", "CKQuery", "CKServer", "CKSync", "CKDataModel"]),
         .target(name: "CKCommandLine", dependencies: ["CKCore", "CKFiles"], swiftSettings: metadataAccessors),
         .executableTarget(name: "ck", dependencies: ["CKCommandLine"], swiftSettings: metadataAccessors),
-        .testTarget(name: "CKCoreTests", dependencies: ["CKCore"] + layers, exclude: ["Corpus"]),
+        .target(name: "CKTestSupport", dependencies: ["CKCore"], path: "Tests/CKTestSupport"),
+        .testTarget(name: "CKCoreTests", dependencies: ["CKCore", "CKTestSupport"] + layers, exclude: ["Corpus"]),
         .testTarget(name: "CKCommandLineTests", dependencies: ["CKCommandLine", "CKCore"], exclude: ["Golden"]),
-        .testTarget(name: "PublicAPITests", dependencies: ["CKCore"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["ck", "CKCore", "CKCommandLine"] + layers, exclude: ["Golden"]),
+        .testTarget(name: "PublicAPITests", dependencies: ["CKCore", "CKTestSupport"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["ck", "CKCore", "CKCommandLine", "CKTestSupport"] + layers, exclude: ["Golden"]),
     ],
     swiftLanguageModes: [.v6]
 )

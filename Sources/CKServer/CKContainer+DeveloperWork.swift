@@ -14,6 +14,7 @@ extension CKContainer {
     }
 
     /// Adds a fault rule to an environment (`addFaultBody`).
+    @discardableResult
     public func addFault(_ rule: FaultRule, environment: Environment) throws(CKError) -> FaultRule {
         try store.perform(.faultAdd, container: identifier, environment: environment) { () throws(CKError) in
             try addFaultBody(rule, environment: environment)
@@ -28,6 +29,7 @@ extension CKContainer {
     }
 
     /// Removes one fault rule, or all (`clearFaultsBody`).
+    @discardableResult
     public func clearFaults(_ id: String?, environment: Environment) throws(CKError) -> [String] {
         try store.perform(.faultClear, container: identifier, environment: environment) { () throws(CKError) in
             try clearFaultsBody(id, environment: environment)
@@ -52,6 +54,7 @@ extension CKContainer {
     }
 
     /// Makes `schema` the development schema, as `cktool import-schema` does (`importSchemaBody`).
+    @discardableResult
     public func importSchema(_ schema: Schema, file: String, environment: Environment = .development) throws(CKError) -> [SchemaChange] {
         try store.perform(.schemaImport, container: identifier, environment: environment) { () throws(CKError) in
             try importSchemaBody(schema, file: file, environment: environment)
@@ -59,6 +62,7 @@ extension CKContainer {
     }
 
     /// Copies development's schema to production (`deploySchemaBody`).
+    @discardableResult
     public func deploySchema(dryRun: Bool = false) throws(CKError) -> [SchemaChange] {
         try store.perform(dryRun ? .schemaRead : .schemaDeploy, container: identifier, environment: .production) { () throws(CKError) in
             try deploySchemaBody(dryRun: dryRun)
@@ -66,11 +70,13 @@ extension CKContainer {
     }
 
     /// Resets development to production's schema and no data (`resetDevelopmentBody`).
+    @discardableResult
     public func resetDevelopment() throws(CKError) -> Int {
         try store.perform(.schemaReset, container: identifier, environment: .development) { () throws(CKError) in try resetDevelopmentBody() }
     }
 
     /// Adds or removes a field's indexes (`setIndexesBody`).
+    @discardableResult
     public func setIndexes(recordType: String, field: String, queryable: Bool, sortable: Bool, searchable: Bool,
                            remove: Bool, environment: Environment = .development) throws(CKError) -> SchemaChange? {
         try store.perform(.schemaIndexes, container: identifier, environment: environment) { () throws(CKError) in

@@ -25,11 +25,12 @@ import Testing
         var name: String
         var kind: String
         var allowed: Set<String>
-        var isTest: Bool { kind == "test" || kind == "public API test" }
-        var folder: String { (isTest ? "Tests/" : "Sources/") + name }
+        /// Test targets and the test-support library live under Tests/.
+        var underTests: Bool { kind == "test" || kind == "public API test" || kind == "test support" }
+        var folder: String { (underTests ? "Tests/" : "Sources/") + name }
     }
 
-    static let kinds: Set<String> = ["library", "system library", "umbrella", "executable", "test", "public API test"]
+    static let kinds: Set<String> = ["library", "system library", "umbrella", "executable", "test", "public API test", "test support"]
 
     /// One import line of a Swift file.
     struct Import: Equatable {

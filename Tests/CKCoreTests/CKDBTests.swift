@@ -1,5 +1,6 @@
 import Testing
 import CKCore
+import CKTestSupport
 @testable import CKModel
 @testable import CKFiles
 @testable import CKSQLite
@@ -527,7 +528,7 @@ private func parseError(_ text: String) -> CKError? {
     // MARK: Fuzz
 
     @Test func mutatedInputsNeverCrash() throws {
-        var rng = SplitMix64(state: 0x00C0_FFEE_5EED_2026)
+        var rng = SeededRNG(seed: 0x00C0_FFEE_5EED_2026)
         let seeds = [CKDBFixtures.empty, CKDBFixtures.coins, CKDBFixtures.handWritten, CKDBFixtures.appleExample,
                      CKDBFixtures.richCanonical].map { Array($0.utf8) }
         // Bytes that steer mutations toward the grammar's interesting corners.

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import CKCore
+import CKTestSupport
 @testable import CKModel
 @testable import CKFiles
 @testable import CKSQLite

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import CKCore
+import CKTestSupport
 @testable import CKModel
 @testable import CKFiles
 @testable import CKSQLite
@@ -251,7 +252,7 @@ import CKCore
 @Suite struct DataModelHostileInputTests {
     /// Every prefix of the fixtures and seeded random edits of them: the readers report or read, never crash or hang.
     @Test func truncatedAndMutatedSourcesNeverCrash() throws {
-        var rng = SplitMix64(state: 17)
+        var rng = SeededRNG(seed: 17)
         let sources = [DataModelReaderTests.versioned, DataModelRulesTests.shelves, DataModelSchemaTests.relationships]
         let alphabet = Array("{}()[]<>\"#@/*\\:=?,.\n `'")
         for source in sources {

@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 import Testing
 import CKCore
+import CKTestSupport
 @testable import CKModel
 @testable import CKFiles
 @testable import CKSQLite

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import CKCore
+import CKTestSupport
 @testable import CKModel
 @testable import CKFiles
 @testable import CKSQLite
@@ -45,7 +46,7 @@ enum FuzzConfig {
 
 /// Byte-level mutator over a corpus of seed inputs.
 struct Mutator {
-    var rng: SplitMix64
+    var rng: SeededRNG
     let seeds: [[UInt8]]
     /// Tokens that steer mutations toward the grammar's interesting corners.
     let dictionary: [[UInt8]]
@@ -55,7 +56,7 @@ struct Mutator {
         // FNV-1a of the target name, so each target has its own stream for one CK_FUZZ_SEED.
         var h: UInt64 = 0xCBF2_9CE4_8422_2325
         for b in target.utf8 { h = (h ^ UInt64(b)) &* 0x100_0000_01B3 }
-        rng = SplitMix64(state: FuzzConfig.seed ^ h)
+        rng = SeededRNG(seed: FuzzConfig.seed ^ h)
         self.seeds = seeds.map { Array($0.utf8) }
         self.dictionary = dictionary.map { Array($0.utf8) }
     }

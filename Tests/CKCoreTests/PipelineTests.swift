@@ -3,6 +3,7 @@ import Glibc
 import Synchronization
 import Testing
 import CKCore
+import CKTestSupport
 @testable import CKModel
 @testable import CKFiles
 @testable import CKSQLite

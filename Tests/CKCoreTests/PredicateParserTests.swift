@@ -1,5 +1,6 @@
 import Testing
 import CKCore
+import CKTestSupport
 @testable import CKModel
 @testable import CKFiles
 @testable import CKSQLite
@@ -453,7 +454,7 @@ private func rhs(_ text: String, _ args: [String] = []) throws -> PredicateExpre
                          "\\u", "\\", "distanceToLocation:fromLocation:(", ",", "=", "<>", "-", "1e", "#"]
         let argPool = ["42", "x", "ref:note-1", "location:1,2", "[1, 2]", "", "a.b", "2026-01-01T00:00:00Z", "timestamp:bad", "[",
                        "title", "title", "location:37.33,-122.03", "7"]
-        var rng = SplitMix64(state: 0xC0FFEE)
+        var rng = SeededRNG(seed: 0xC0FFEE)
         var accepted = 0
         for _ in 0..<3_000 {
             var chars: [Character]

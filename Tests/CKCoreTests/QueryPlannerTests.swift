@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import CKCore
+import CKTestSupport
 @testable import CKModel
 @testable import CKFiles
 @testable import CKSQLite
@@ -260,7 +261,7 @@ import CKCore
 
     /// The ASCII fast path of the tokenizer gives exactly Foundation's folding and Character classes.
     @Test func asciiTokensMatchTheGeneralTokenizer() throws {
-        var rng = SplitMix64(state: 16)
+        var rng = SeededRNG(seed: 16)
         let alphabet = Array("aZ09 -_.,'\t\r\nThe AND with Q\u{7F}\u{1}!~`z".utf8)
         var texts = ["", " ", "THE", "Their", "there's", "x1y2", "ABC-def_ghi", "a\r\nb", "it IS", "Into INTO intoo"]
         for _ in 0..<500 {

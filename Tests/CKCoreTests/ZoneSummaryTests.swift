@@ -1,5 +1,6 @@
 import Testing
 import CKCore
+import CKTestSupport
 @testable import CKModel
 @testable import CKSchema
 @testable import CKServer

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import CKTestSupport
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -264,19 +265,6 @@ import Glibc
 }
 
 // MARK: - Helpers for ConcurrencyTests and CrashTests
-
-/// SplitMix64: every random choice in these suites comes from a fixed seed, so runs repeat.
-struct SeededRNG: RandomNumberGenerator {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 enum StorePaths {
     /// The user record name of the user `default` (docs/store.md §4).

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import CKTestSupport
 
 // Hostile input through the built binary: names that try to leave the store, oversized and deeply nested JSON,
 // random predicates, schemas and batch lines. Every refusal must be a clean exit (never a signal) with a code from
@@ -34,7 +35,6 @@ struct HostileOutcome: CustomStringConvertible {
 
 /// What this file draws from the suites' fixed-seed generator: the random inputs are the same on every run.
 private extension SeededRNG {
-    mutating func below(_ n: Int) -> Int { n <= 0 ? 0 : Int(next() % UInt64(n)) }
     mutating func bytes(_ count: Int) -> [UInt8] { (0..<count).map { _ in UInt8(truncatingIfNeeded: next()) } }
 
     /// A seed with 1–4 byte mutations: flip, insert, delete, duplicate, splice in a token.

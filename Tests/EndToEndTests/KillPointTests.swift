@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import CKTestSupport
 
 /// Every point at which a crash can land in a command that changes several files (docs/reliability.md,
 /// "Kill points"). Files change only at the system calls below, so the command is run once under strace to

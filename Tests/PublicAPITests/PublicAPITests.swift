@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import CKCore
+import CKTestSupport
 
 /// The emulator driven as a Swift program drives it: `import CKCore` and its public API only, no `@testable`. If a
 /// step here needs something that is not public, the public API is missing it.
@@ -19,8 +20,8 @@ import CKCore
     }
 
     @Test func saveQuerySubscribeSyncAndReadNotifications() throws {
-        let temporary = try TemporaryStore()
-        let db = try temporary.privateDatabase(user: "alice")
+        let temporary = try TempStore()
+        let db = try temporary.db(user: "alice")
         let (zone, created) = try db.createZone("Notes")
         #expect(created)
         #expect(zone.zoneID == ZoneID(zoneName: "Notes", ownerRecordName: db.userRecordName))
@@ -53,8 +54,8 @@ import CKCore
         #expect(try db.notifications().isEmpty)
 
         // Two devices of alice: the phone edits offline and syncs; the laptop syncs and sees the edits.
-        let phone = try Device.open("phone", database: try temporary.privateDatabase(user: "alice"))
-        let laptop = try Device.open("laptop", database: try temporary.privateDatabase(user: "alice"))
+        let phone = try Device.open("phone", database: try temporary.db(user: "alice"))
+        let laptop = try Device.open("laptop", database: try temporary.db(user: "alice"))
         let phoneFirst = try SyncEngine(device: phone).sync()
         #expect(phoneFirst.pulledSaves == 4)
         _ = try SyncEngine(device: laptop).sync()
@@ -97,8 +98,8 @@ import CKCore
     }
 
     @Test func queryPagesFollowTheirCursor() throws {
-        let temporary = try TemporaryStore()
-        let db = try temporary.privateDatabase(user: "bob")
+        let temporary = try TempStore()
+        let db = try temporary.db(user: "bob")
         _ = try db.createZone("Notes")
         for i in 1...5 { try saveNote(db, "n\(i)", title: "note \(i)", priority: Int64(i)) }
         var request = QueryRequest(recordType: "Note", predicate: "priority > 1", sort: [QuerySort("priority")], limit: 2)
@@ -113,8 +114,8 @@ import CKCore
     }
 
     @Test func refusalsArriveAsCKErrors() throws {
-        let temporary = try TemporaryStore()
-        let db = try temporary.privateDatabase(user: "carol")
+        let temporary = try TempStore()
+        let db = try temporary.db(user: "carol")
         do {
             _ = try db.query(QueryRequest(recordType: "Note", predicate: "priority > 1"), zone: "NoSuchZone")
             Issue.record("a query of a zone that does not exist succeeded")
