@@ -1,5 +1,6 @@
 internal import CckSQLite
 import CKFiles
+import CKModel
 import CKSQLite
 import CKServer
 
