@@ -31,7 +31,7 @@ let package = Package(
         layer("CKQuery", ["CKModel", "CKSchema"]),
         layer("CKStorage", ["CKModel", "CKSchema", "CKQuery", "CKFiles", "CKSQLite"]),
         layer("CKServer", ["CKModel", "CKSchema", "CKQuery", "CKStorage"]),
-        layer("CKSync", ["CKModel", "CKSchema", "CKQuery", "CKServer", "CKFiles", "CKSQLite"]),
+        layer("CKSync", ["CKModel", "CKSchema", "CKQuery", "CKStorage", "CKServer", "CKFiles", "CKSQLite"]),
         layer("CKDataModel", ["CKModel", "CKSchema", "CKFiles"]),
         layer("CKCore", ["CKModel", "CKSchema", "CKQuery", "CKServer", "CKSync", "CKDataModel"]),
         .target(name: "CKCommandLine", dependencies: ["CKCore", "CKFiles", "CKStorage"], swiftSettings: metadataAccessors),

@@ -43,7 +43,7 @@ package enum StoreLayout {
     }
 
     private static let env = "containers/<id>/<environment>"
-    private static let device = "devices/<id>/<environment>/<userRecordName>"
+    private static let device = devicesName + "/<id>/<environment>/<userRecordName>"
 
     package static let entries: [Entry] = [
         Entry(pattern: "ck.json", holds: "Format version and the current container.", owner: .server, kind: .data, manual: true),
@@ -94,6 +94,8 @@ package enum StoreLayout {
     package static let lockName = ".lock"
     package static let containersName = "containers"
     package static let containerInfoName = "container.json"
+    /// The root directory of the devices' replicas (sync's, not the server's).
+    package static let devicesName = "devices"
     /// What an environment's directory holds from the moment its container is created.
     package static let environmentTrees = ["public", "private", "assets"]
 

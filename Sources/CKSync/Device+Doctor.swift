@@ -3,6 +3,7 @@ import CKFiles
 import CKModel
 import CKSQLite
 import CKServer
+import CKStorage
 
 extension Device {
     /// The tables every replica has (kv tables are added on first key-value use).
@@ -38,7 +39,7 @@ extension Device {
                 }
             }
         }
-        walk(root + "/devices", depth: 0)
+        walk(root + "/" + StoreLayout.devicesName, depth: 0)
         return out
     }
 

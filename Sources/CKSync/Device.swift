@@ -3,6 +3,7 @@ import CKFiles
 import CKModel
 import CKSQLite
 import CKServer
+import CKStorage
 
 /// An emulated client device (an iPhone, a Mac) of one iCloud user: a replica of that user's private
 /// database in its own SQLite file — the server copies it last fetched, its pending edits, its change tokens.
@@ -27,7 +28,7 @@ public final class Device {
 
     /// `<store root>/devices/<container-id>/<environment>/<userRecordName>`: the devices of a database's user.
     public static func directory(for db: CKDatabase) -> String {
-        [db.container.store.root, "devices", db.container.identifier, db.environment.rawValue, db.userRecordName].joined(separator: "/")
+        [db.container.store.root, StoreLayout.devicesName, db.container.identifier, db.environment.rawValue, db.userRecordName].joined(separator: "/")
     }
 
     /// The device names of a database's user, sorted.
