@@ -30,7 +30,7 @@ let package = Package(
         layer("CKSchema", ["CKModel"]),
         layer("CKQuery", ["CKModel", "CKSchema"]),
         layer("CKStorage", ["CKModel", "CKSchema", "CKQuery", "CKFiles", "CKSQLite"]),
-        layer("CKServer", ["CKModel", "CKSchema", "CKQuery", "CKStorage", "CKFiles"]),
+        layer("CKServer", ["CKModel", "CKSchema", "CKQuery", "CKStorage"]),
         layer("CKSync", ["CKModel", "CKSchema", "CKQuery", "CKServer", "CKFiles", "CKSQLite"]),
         layer("CKDataModel", ["CKModel", "CKSchema", "CKFiles"]),
         layer("CKCore", ["CKModel", "CKSchema", "CKQuery", "CKServer", "CKSync", "CKDataModel"]),

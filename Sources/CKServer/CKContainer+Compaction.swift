@@ -1,5 +1,4 @@
 import Foundation
-import CKFiles
 import CKModel
 import CKStorage
 
@@ -32,20 +31,20 @@ extension CKContainer {
             // Compaction may drop the highest-numbered line; numbers must never be handed out again.
             let highest = try env.highestSeq(catalog: catalog)
             let paths = env.allLogPaths().sorted()
-            let total = paths.reduce(0) { $0 + (FileIO.fileInfo($1)?.size ?? 0) }
+            let total = paths.reduce(0) { $0 + env.fileSize($1) }
             var done = 0
             var referenced = Set<String>()
             var rewrites: [(path: String, bytes: [UInt8], dropped: Int64)] = []
             for path in paths {
                 let contents = try env.readLog(path)
-                let size = FileIO.fileInfo(path)?.size ?? 0
+                let size = env.fileSize(path)
                 var latest: [String: LogEntry] = [:]
                 for e in contents.entries { latest[e.recordName] = e }
                 var kept: [LogEntry] = []
                 for e in latest.values {
                     guard case .save(_, let r) = e else { continue }
                     kept.append(e)
-                    for v in r.fields.values { StoreDoctor.collectAssets(v, into: &referenced) }
+                    for v in r.fields.values { v.collectAssetHashes(into: &referenced) }
                 }
                 kept.sort { $0.seq < $1.seq }
                 let keptSeqs = Set(kept.map(\.seq))
@@ -69,9 +68,9 @@ extension CKContainer {
                 done += size
                 progress(done, total)
             }
-            let orphans = FileIO.list(env.assetsDir).filter { $0.count == 64 && !referenced.contains($0) }
+            let orphans = env.assetNames().filter { $0.count == 64 && !referenced.contains($0) }
             report.assetsRemoved = orphans.count
-            report.assetBytesRemoved = orphans.reduce(0) { $0 + (FileIO.fileInfo(env.assetPath($1))?.size ?? 0) }
+            report.assetBytesRemoved = orphans.reduce(0) { $0 + (env.assetSize($1) ?? 0) }
             if dryRun { return report }
 
             // The catalog first: a crash before a log is rewritten only expires tokens early, never lets an
@@ -85,11 +84,8 @@ extension CKContainer {
                 catalogChanged = true
             }
             if catalogChanged { try env.writeCatalog(catalog) }
-            for r in rewrites {
-                try FileIO.atomicWrite(r.path, r.bytes)
-                try env.index()?.sync(r.path, warnings: &env.warnings)
-            }
-            for hash in orphans { try FileIO.removeTree(env.assetPath(hash)) }
+            for r in rewrites { try env.rewriteLog(r.path, r.bytes) }
+            for hash in orphans { try env.removeAsset(hash) }
             return report
         }
     }

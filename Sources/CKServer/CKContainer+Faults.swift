@@ -30,7 +30,7 @@ extension CKContainer {
 
     /// The rules of an environment, in the order they are checked.
     package func faultsBody(environment: Environment) throws(CKError) -> [FaultRule] {
-        try FaultBook.read(faultEngine(environment).path).rules
+        try FaultBook.read(faultEngine(environment).file).rules
     }
 
     /// Removes one rule by id, or all of them (nil); returns the ids removed.

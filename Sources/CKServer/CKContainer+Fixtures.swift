@@ -1,5 +1,4 @@
 import Foundation
-import CKFiles
 import CKModel
 import CKSchema
 import CKStorage
@@ -44,7 +43,7 @@ extension CKContainer {
             var records: [JSON] = []
             var hashes = Set<String>()
             let paths = env.logPaths(ownedBy: owns).sorted()
-            let total = paths.reduce(0) { $0 + (FileIO.fileInfo($1)?.size ?? 0) }
+            let total = paths.reduce(0) { $0 + env.fileSize($1) }
             var done = 0
             for path in paths {
                 let database = path.hasPrefix(env.dir + "/public/") ? "public" : "private"
@@ -52,14 +51,14 @@ extension CKContainer {
                 for r in live.values.sorted(by: { $0.recordName.utf8.lexicographicallyPrecedes($1.recordName.utf8) })
                 where database == "private" || state.access.allows(.read, type: r.recordType, record: r, schema: schema) {
                     records.append(.object(["database": .string(database), "record": r.json()]))
-                    for v in r.fields.values { StoreDoctor.collectAssets(v, into: &hashes) }
+                    for v in r.fields.values { v.collectAssetHashes(into: &hashes) }
                 }
-                done += FileIO.fileInfo(path)?.size ?? 0
+                done += env.fileSize(path)
                 progress(done, total)
             }
             var assets: [String: JSON] = [:]
             for h in hashes.sorted() {
-                guard let bytes = try FileIO.read(env.assetPath(h)) else {
+                guard let bytes = try env.readAsset(h) else {
                     throw CKError(.assetFileNotFound, "\(env.assetPath(h)): a record refers to this asset but its file is missing",
                                   hint: "run 'ck doctor'")
                 }
@@ -200,10 +199,10 @@ extension CKContainer {
                                                   owns: owns, foreign: foreign, problem: problem)
         let keyValueStores = validateKeyValueStores(o["keyValueStores"], defaultUser: me, owns: owns, foreign: foreign, problem: problem)
         var referenced = Set<String>()
-        for (_, r) in records { for v in r.fields.values { StoreDoctor.collectAssets(v, into: &referenced) } }
+        for (_, r) in records { for v in r.fields.values { v.collectAssetHashes(into: &referenced) } }
         let db = database(.private, environment: environment, caller: caller)
         let env = db.env
-        for h in referenced.sorted() where assets[h] == nil && !FileIO.exists(env.assetPath(h)) {
+        for h in referenced.sorted() where assets[h] == nil && !env.hasAsset(h) {
             problem("$.assets", "no bytes for asset \(h), which a record refers to")
         }
         if !problems.isEmpty {
@@ -254,52 +253,38 @@ extension CKContainer {
             catalog.zones.removeAll { owns($0.zoneID.ownerRecordName) }
             catalog.zones += zones.map { var z = $0; seq += 1; z.seq = seq; return z }
             catalog.lastSeq = seq
-            let writeSubscriptions = !subscriptions.isEmpty || FileIO.exists(env.subscriptionsPath)
+            let writeSubscriptions = !subscriptions.isEmpty || env.hasSubscriptionsFile
             // What is replaced: the public database and the caller's private tree and notifications (everyone's
             // with allUsers). The new trees are built aside and swapped in whole.
             let privateTrees = allUsers ? ["private"] : me.map { ["private/" + $0] } ?? []
             let notifications = allUsers ? ["notifications"] : me.map { ["notifications/" + $0 + ".jsonl"] } ?? []
             // New asset files and key-value stores go in with the rest, so a failed import leaves none behind.
-            let newAssets = assets.keys.sorted().filter { !FileIO.exists(env.assetPath($0)) }
+            let newAssets = assets.keys.sorted().filter { !env.hasAsset($0) }
             let kvDir = env.relative(env.keyValueDir)
             let kvFiles = keyValueStores.map { kvDir + "/" + $0.userRecordName + ".json" }
-            let oldKV = replace ? FileIO.list(env.keyValueDir).filter { $0.hasSuffix(".json") && owns(String($0.dropLast(5))) }
-                .map { kvDir + "/" + $0 }.filter { !kvFiles.contains($0) } : []
+            let oldKV = replace ? env.keyValueUsers().filter(owns).map { kvDir + "/" + $0 + ".json" }.filter { !kvFiles.contains($0) } : []
             let trees = ["public"] + privateTrees
             let staging = trees + ["schema.json", "zones.json"] + (writeSubscriptions ? ["subscriptions.json"] : [])
                 + newAssets.map { env.relative(env.assetPath($0)) } + kvFiles
             try env.replaceData(operation: "import", staging: staging, remove: notifications + oldKV) { (staged) throws(CKError) in
-                for name in trees { if let path = staged[name] { try FileIO.makeDirectory(path) } }
+                for name in trees { try staged.makeTree(name) }
                 for h in newAssets {
-                    if let path = staged[env.relative(env.assetPath(h))], let bytes = assets[h] { try FileIO.atomicWrite(path, bytes) }
+                    if let bytes = assets[h] { try staged.writeBytes(env.relative(env.assetPath(h)), bytes) }
                 }
-                for var file in keyValueStores {
-                    if let path = staged[kvDir + "/" + file.userRecordName + ".json"] { try file.write(path) }
-                }
+                for file in keyValueStores { try staged.write(file, as: kvDir + "/" + file.userRecordName + ".json") }
                 var written = 0
                 for rel in order {
-                    // The staged tree that holds this log: "public", "private" or "private/<owner>".
-                    guard let entries = byLog[rel],
-                          let top = staging.filter({ rel.hasPrefix($0 + "/") }).max(by: { $0.count < $1.count }),
-                          let root = staged[top] else { continue }
-                    let path = root + rel.dropFirst(top.count)
-                    try FileIO.makeDirectory(PathName.parent(path))
-                    var tail = ZoneLogContents()
-                    for start in stride(from: 0, to: entries.count, by: CKDatabase.maxOperationsPerRequest) {
-                        let chunk = Array(entries[start..<min(start + CKDatabase.maxOperationsPerRequest, entries.count)])
-                        let spans = try ZoneLog.append(path, chunk, after: tail, sync: false)
-                        tail = ZoneLogContents.after(tail, spans: spans, count: chunk.count)
-                        written += chunk.count
+                    guard let entries = byLog[rel] else { continue }
+                    try staged.appendLog(rel, entries, chunk: CKDatabase.maxOperationsPerRequest) { (n) in
+                        written += n
                         progress(written, records.count)
                     }
                 }
-                if let p = staged["schema.json"] { try JSONFile.write(p, schema.json) }
-                if let p = staged["zones.json"] { try JSONFile.write(p, catalog.json) }
-                if let p = staged["subscriptions.json"] {
-                    var file = SubscriptionFile()
-                    file.subscriptions = oldSubscriptions.filter { !owns($0.ownerRecordName) } + subscriptions
-                    try file.write(p)
-                }
+                try staged.writeSchema(schema)
+                try staged.writeCatalog(catalog)
+                var file = SubscriptionFile()
+                file.subscriptions = oldSubscriptions.filter { !owns($0.ownerRecordName) } + subscriptions
+                try staged.write(file)
             }
             return FixtureSummary(zones: zones.count, records: records.count, assets: assets.count, users: users.count,
                                   subscriptions: subscriptions.count, keyValueStores: keyValueStores.count)

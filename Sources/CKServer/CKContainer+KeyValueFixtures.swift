@@ -1,4 +1,3 @@
-import CKFiles
 import CKModel
 import CKStorage
 
@@ -9,10 +8,8 @@ extension CKContainer {
     /// Every user's store of an environment, by user record name (call under the environment's lock).
     package func exportKeyValueStores(_ env: EnvironmentStore, owns: (String) -> Bool) throws(CKError) -> JSON {
         var out: [JSON] = []
-        for name in FileIO.list(env.keyValueDir) where name.hasSuffix(".json") && !name.hasPrefix(".") {
-            let user = String(name.dropLast(5))
-            guard owns(user) else { continue }
-            let file = try KVServerFile.read(env.keyValueDir + "/" + name, userRecordName: user)
+        for user in env.keyValueUsers() where owns(user) {
+            let file = try KVServerFile.read(env.keyValuePath(user), userRecordName: user)
             var keys: [String: JSON] = [:]
             for (k, e) in file.entries where e.value != nil { keys[k] = e.json }
             if keys.isEmpty { continue }
@@ -68,6 +65,6 @@ extension CKContainer {
 
     /// Whether an environment holds any user's key-value store (call under the environment's lock).
     package func hasKeyValueStores(_ env: EnvironmentStore, owns: (String) -> Bool) -> Bool {
-        FileIO.list(env.keyValueDir).contains { $0.hasSuffix(".json") && !$0.hasPrefix(".") && owns(String($0.dropLast(5))) }
+        env.keyValueUsers().contains(where: owns)
     }
 }

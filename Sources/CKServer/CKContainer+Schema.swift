@@ -1,5 +1,4 @@
 import Foundation
-import CKFiles
 import CKModel
 import CKSchema
 import CKStorage
@@ -122,9 +121,9 @@ extension CKContainer {
             // All of development's data goes in one all-or-nothing swap.
             try dev.replaceData(operation: "schema reset", staging: ["public", "private", "assets", "schema.json", "zones.json"],
                                 remove: []) { (staged) throws(CKError) in
-                for n in ["public", "private", "assets"] { if let p = staged[n] { try FileIO.makeDirectory(p) } }
-                if let p = staged["schema.json"] { try JSONFile.write(p, production.json) }
-                if let p = staged["zones.json"] { try JSONFile.write(p, catalog.json) }
+                for n in ["public", "private", "assets"] { try staged.makeTree(n) }
+                try staged.writeSchema(production)
+                try staged.writeCatalog(catalog)
             }
             return deleted
         }

@@ -1,5 +1,4 @@
 import Foundation
-import CKFiles
 import CKModel
 
 /// Users, their account status and their roles, kept in container.json.
@@ -96,12 +95,7 @@ extension CKContainer {
 
     /// Rewrites container.json under the store lock; nothing is written when `change` leaves it as it was.
     package func updateInfo(_ change: (inout [String: JSON]) throws(CKError) -> Void) throws(CKError) {
-        let lock = try FileLock(path: store.lockPath, exclusive: true)
-        defer { lock.unlock() }
-        guard var o = try JSONFile.readObject(infoPath) else { throw CKError(.badContainer, "container '\(identifier)' does not exist") }
-        let before = o
-        try change(&o)
-        if JSON.object(before) != JSON.object(o) { try JSONFile.write(infoPath, .object(o)) }
+        try infoFile.update(lockPath: store.files.lockPath, missing: { missing }, change)
     }
 
     private func updateUser(_ name: String, in o: inout [String: JSON], create: Bool,

@@ -1,5 +1,4 @@
 import Foundation
-import CKFiles
 import CKModel
 import CKSchema
 import CKStorage
@@ -32,7 +31,8 @@ public struct CKContainer: Sendable {
     public static let publicOwner = ZoneID.publicOwner
 
     package var dir: String { store.containerDir(identifier) }
-    package var infoPath: String { dir + "/container.json" }
+    /// container.json.
+    package var infoFile: ContainerFile { ContainerFile(path: store.files.containerInfoPath(identifier)) }
 
     /// The user record name for a user name: `_` and 32 hex digits, stable for the name.
     public static func userRecordName(for user: String) -> String {
@@ -41,29 +41,12 @@ public struct CKContainer: Sendable {
 
     /// container.json as stored.
     public func info() throws(CKError) -> JSON {
-        guard let o = try JSONFile.readObject(infoPath) else { throw CKError(.badContainer, "container '\(identifier)' does not exist") }
-        try CKContainer.checkInfo(o, path: infoPath)
+        guard let o = try infoFile.read() else { throw missing }
+        try ContainerFile.check(o, path: infoFile.path)
         return .object(o)
     }
 
-    /// container.json's shape: a file of another shape is reported with its path, never overwritten.
-    package static func checkInfo(_ o: [String: JSON], path: String) throws(CKError) {
-        func bad(_ why: String) -> CKError { CKError.corrupt(path: path, why) }
-        guard o["identifier"]?.stringValue != nil else { throw bad("\"identifier\" is missing or not a string") }
-        guard let users = o["users"] else { return }
-        guard let list = users.objectValue else { throw bad("\"users\" is not an object") }
-        for (name, entry) in list {
-            guard let e = entry.objectValue else { throw bad("users.\(Names.describe(name)) is not an object") }
-            if let s = e["accountStatus"], s.stringValue.flatMap(AccountStatus.init(rawValue:)) == nil {
-                throw bad("users.\(Names.describe(name)).accountStatus is not one of " + AccountStatus.allCases.map(\.rawValue).joined(separator: ", "))
-            }
-            if let r = e["roles"] {
-                guard let byEnv = r.objectValue, byEnv.values.allSatisfy({ $0.arrayValue?.allSatisfy { $0.stringValue != nil } == true }) else {
-                    throw bad("users.\(Names.describe(name)).roles is not an object of string arrays by environment")
-                }
-            }
-        }
-    }
+    package var missing: CKError { CKError(.badContainer, "container '\(identifier)' does not exist") }
 
     /// A database of this container, seen by `user` in `environment`.
     public func database(_ scope: DatabaseScope, environment: Environment, user: String = CKContainer.defaultUserName) throws(CKError) -> CKDatabase {

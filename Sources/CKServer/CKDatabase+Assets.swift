@@ -1,5 +1,4 @@
 import Foundation
-import CKFiles
 import CKModel
 
 extension CKDatabase {
@@ -55,7 +54,7 @@ extension CKDatabase {
         default:
             throw CKError.invalid("field '\(field)' of '\(recordName)' is \(value.typeLabel), not an asset")
         }
-        let bytes = try env.locked(exclusive: false) { () throws(CKError) -> [UInt8]? in try FileIO.read(env.assetPath(asset.sha256)) }
+        let bytes = try env.locked(exclusive: false) { () throws(CKError) -> [UInt8]? in try env.readAsset(asset.sha256) }
         guard let bytes else {
             throw CKError(.assetFileNotFound, "the bytes of asset \(asset.sha256) are missing from the store", hint: "run 'ck doctor'")
         }

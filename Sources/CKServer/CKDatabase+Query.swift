@@ -1,5 +1,4 @@
 import Foundation
-import CKFiles
 import CKModel
 import CKQuery
 import CKSchema
@@ -136,9 +135,8 @@ extension CKDatabase {
                                           sortColumn: sortColumn(plan, schema: schema), after: after,
                                               driverLimit: container.store.queryDriverLimit) {
                     // The log is opened once for the page (under the lock, so it is the file the index describes).
-                    let log = try ReadHandle(path)
-                    try index.rows(q) { (offset, length) throws(CKError) -> Bool in
-                        guard let r = try RecordIndex.read(path, at: (offset, length), handle: log), r.recordType == plan.recordType,
+                    try env.readRows(index, q, log: path) { (record) throws(CKError) -> Bool in
+                        guard let r = record, r.recordType == plan.recordType,
                               plan.filters.allSatisfy({ $0.matches(r, searchableFields: searchable) }),
                               state.access.allows(.read, type: r.recordType, record: r, schema: schema) else { return true }
                         let key = SortKey(values: plan.sort.map { sortValue(r, $0) }, zone: z.zoneID.zoneName, name: r.recordName)

@@ -1,5 +1,4 @@
 import Foundation
-import CKFiles
 import CKModel
 import CKSchema
 import CKStorage
@@ -343,7 +342,7 @@ package struct ModifySession {
     package mutating func collectAssets(_ v: FieldValue) {
         switch v {
         case .asset(let a):
-            if stagedAssets[a.sha256] == nil && !FileIO.exists(db.env.assetPath(a.sha256)) { return }
+            if stagedAssets[a.sha256] == nil && !db.env.hasAsset(a.sha256) { return }
             usedAssets.insert(a.sha256)
         case .list(_, let items): items.forEach { collectAssets($0) }
         default: break

@@ -1,4 +1,3 @@
-import CKFiles
 import CKModel
 
 /// A zone and what it holds.
@@ -59,10 +58,7 @@ extension CKDatabase {
             let seq = try env.highestSeq(catalog: catalog) + 1
             // A log left by a delete that was interrupted belongs to the deleted zone, not this new one.
             let path = env.logPath(database: .private, zone: id)
-            if FileIO.exists(path) {
-                try FileIO.removeTree(path)
-                try env.index()?.sync(path, warnings: &env.warnings)
-            }
+            try env.removeStrayLog(path)
             let zone = Zone(zoneID: id, database: .private, capabilities: capabilities, created: store.now(), seq: seq)
             catalog.zones.append(zone)
             catalog.lastSeq = seq

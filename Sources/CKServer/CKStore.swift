@@ -1,5 +1,4 @@
 import Foundation
-import CKFiles
 import CKModel
 import CKSchema
 import CKStorage
@@ -8,7 +7,7 @@ import CKStorage
 public final class CKStore: @unchecked Sendable {
     /// The container a fresh store starts with, so `ck record save` works with no set-up.
     public static let defaultContainerID = "iCloud.ck.default"
-    public static let formatVersion: Int64 = 1
+    public static let formatVersion: Int64 = StoreLayout.formatVersion
 
     public let location: StoreLocation
     public var root: String { location.path }
@@ -24,8 +23,9 @@ public final class CKStore: @unchecked Sendable {
     /// A clock that tests may pin; ms since 1970.
     public var now: () -> Int64 = { Int64((Date().timeIntervalSince1970 * 1000).rounded(.down)) }
 
-    package var configPath: String { root + "/ck.json" }
-    package var lockPath: String { root + "/.lock" }
+    /// The root's files: ck.json, the lock and the containers' directories.
+    package var files: StoreRoot { StoreRoot(path: root) }
+    package var configPath: String { files.configPath }
 
     package init(location: StoreLocation) { self.location = location }
 
@@ -34,19 +34,19 @@ public final class CKStore: @unchecked Sendable {
     public static func open(_ location: StoreLocation, hooks: PipelineHooks = PipelineHooks()) throws(CKError) -> CKStore {
         let store = CKStore(location: location)
         store.hooks = hooks
-        if FileIO.lexists(store.root + "/" + Intent.fileName) {
+        if store.files.hasInterruptedOperation {
             // A container delete was interrupted: it is finished before anything reads the store.
-            let lock = try FileLock(path: store.lockPath, exclusive: true)
-            defer { lock.unlock() }
-            if let op = try Intent.recover(store.root) { store.warn("\(store.root): finished an interrupted '\(op)'") }
+            try store.files.locked(exclusive: true) { () throws(CKError) in
+                if let op = try store.files.finishInterrupted() { store.warn("\(store.root): finished an interrupted '\(op)'") }
+            }
         }
-        if !FileIO.exists(store.configPath) { try store.perform(.storeInit, container: nil) { () throws(CKError) in try store.create() } }
+        if !store.files.hasConfig { try store.perform(.storeInit, container: nil) { () throws(CKError) in try store.create() } }
         return store
     }
 
     /// Whether a store exists at `path` (its ck.json or its containers).
     public static func exists(at path: String) -> Bool {
-        FileIO.exists(path + "/ck.json") || FileIO.isDirectory(path + "/containers")
+        StoreRoot(path: path).exists
     }
 
     /// Creates a store at `path` if none is there; returns false when one already existed.
@@ -54,7 +54,7 @@ public final class CKStore: @unchecked Sendable {
     public static func initialize(at path: String, hooks: PipelineHooks = PipelineHooks()) throws(CKError) -> Bool {
         let store = CKStore(location: StoreLocation(path: path, source: .flag))
         store.hooks = hooks
-        if FileIO.exists(store.configPath) { return false }
+        if store.files.hasConfig { return false }
         try store.perform(.storeInit, container: nil) { () throws(CKError) in try store.create() }
         return true
     }
@@ -63,25 +63,24 @@ public final class CKStore: @unchecked Sendable {
     package func warn(_ messages: [String]) { warnings.append(contentsOf: messages) }
 
     private func create() throws(CKError) {
-        try FileIO.makeDirectory(root)
-        let lock = try FileLock(path: lockPath, exclusive: true)
-        defer { lock.unlock() }
-        if FileIO.exists(configPath) { return }
-        // A store that lost its ck.json keeps its containers; only an empty one gets the default container.
-        var current = try containerIDsBody().first
-        if current == nil {
-            try createContainerFiles(CKStore.defaultContainerID)
-            current = CKStore.defaultContainerID
+        try files.makeDirectory()
+        try files.locked(exclusive: true) { () throws(CKError) in
+            if files.hasConfig { return }
+            // A store that lost its ck.json keeps its containers; only an empty one gets the default container.
+            var current = try containerIDsBody().first
+            if current == nil {
+                try createContainerFiles(CKStore.defaultContainerID)
+                current = CKStore.defaultContainerID
+            }
+            // ck.json last: its presence means the store is complete.
+            try files.writeConfig(StoreRoot.config(current: current))
         }
-        // ck.json last: its presence means the store is complete.
-        try JSONFile.write(configPath, .object(["format": .int(CKStore.formatVersion),
-                                                "currentContainer": current.map { .string($0) } ?? .null]))
     }
 
     // MARK: ck.json
 
     package func readConfig() throws(CKError) -> [String: JSON] {
-        guard let o = try JSONFile.readObject(configPath) else {
+        guard let o = try files.readConfig() else {
             throw CKError.corrupt(path: configPath, "missing; run 'ck init' or remove the directory to start afresh")
         }
         if let f = o["format"]?.int64Value, f > CKStore.formatVersion {
@@ -102,11 +101,11 @@ public final class CKStore: @unchecked Sendable {
 
     // MARK: Containers
 
-    package func containerDir(_ id: String) -> String { root + "/containers/" + id }
+    package func containerDir(_ id: String) -> String { files.containerDir(id) }
 
     /// Identifiers of all containers, sorted.
     package func containerIDsBody() throws(CKError) -> [String] {
-        FileIO.list(root + "/containers").filter { !$0.hasPrefix(".") && FileIO.exists(containerDir($0) + "/container.json") }
+        files.containerIDs()
     }
 
     /// Makes sure a container exists, creating it if missing; `use` makes it current. Returns whether it was created.
@@ -114,18 +113,18 @@ public final class CKStore: @unchecked Sendable {
     @discardableResult
     package func createContainerBody(_ id: String, use: Bool = false) throws(CKError) -> Bool {
         try Names.validateContainerID(id)
-        let lock = try FileLock(path: lockPath, exclusive: true)
-        defer { lock.unlock() }
-        let created = !FileIO.exists(containerDir(id) + "/container.json")
-        if created { try createContainerFiles(id) }
-        if use { try setCurrentLocked(id) }
-        return created
+        return try files.locked(exclusive: true) { () throws(CKError) -> Bool in
+            let created = !files.hasContainer(id)
+            if created { try createContainerFiles(id) }
+            if use { try setCurrentLocked(id) }
+            return created
+        }
     }
 
     /// Creates a container unless it exists (cktool's containers exist before any command names them);
     /// true when this call created it.
     package func ensureContainerBody(_ id: String) throws(CKError) -> Bool {
-        if FileIO.exists(containerDir(id) + "/container.json") { return false }
+        if files.hasContainer(id) { return false }
         do { try createContainerBody(id) } catch {
             // Another process created it first.
             if error.code == .serverRecordChanged { return false }
@@ -135,36 +134,23 @@ public final class CKStore: @unchecked Sendable {
     }
 
     package func createContainerFiles(_ id: String) throws(CKError) {
-        let dir = containerDir(id)
-        for env in Environment.allCases {
-            let envDir = dir + "/" + env.rawValue
-            try FileIO.makeDirectory(envDir + "/public")
-            try FileIO.makeDirectory(envDir + "/private")
-            try FileIO.makeDirectory(envDir + "/assets")
-            if !FileIO.exists(envDir + "/schema.json") { try JSONFile.write(envDir + "/schema.json", Schema().json) }
-            if !FileIO.exists(envDir + "/zones.json") { try JSONFile.write(envDir + "/zones.json", ZoneCatalog().json) }
-        }
-        try JSONFile.write(dir + "/container.json", .object([
-            "identifier": .string(id), "created": .int(now()), "users": .object([:]),
-        ]))
+        try files.createContainerFiles(id, created: now())
     }
 
     /// Makes a container current (stored in ck.json).
     package func useContainerBody(_ id: String) throws(CKError) {
-        let lock = try FileLock(path: lockPath, exclusive: true)
-        defer { lock.unlock() }
-        try setCurrentLocked(id)
+        try files.locked(exclusive: true) { () throws(CKError) in try setCurrentLocked(id) }
     }
 
     private func setCurrentLocked(_ id: String) throws(CKError) {
         try requireContainer(id)
         var config = try readConfig()
         config["currentContainer"] = .string(id)
-        try JSONFile.write(configPath, .object(config))
+        try files.writeConfig(config)
     }
 
     package func requireContainer(_ id: String) throws(CKError) {
-        guard FileIO.exists(containerDir(id) + "/container.json") else {
+        guard files.hasContainer(id) else {
             try Names.validateContainerID(id)
             throw CKError(.badContainer, "container '\(id)' does not exist in \(root)",
                           hint: "create it with 'ck container create \(id)' or list them with 'ck container list'")
@@ -173,28 +159,20 @@ public final class CKStore: @unchecked Sendable {
 
     /// Deletes a container and all its data; if it was current, another container (if any) becomes current.
     package func deleteContainerBody(_ id: String) throws(CKError) {
-        let lock = try FileLock(path: lockPath, exclusive: true)
-        defer { lock.unlock() }
-        try Intent.recover(root)
-        try requireContainer(id)
-        let dir = containerDir(id)
-        var envLocks: [FileLock] = []
-        for env in Environment.allCases {
-            envLocks.append(try FileLock(path: dir + "/" + env.rawValue + "/.lock", exclusive: true))
+        try files.locked(exclusive: true) { () throws(CKError) in
+            try files.finishInterrupted()
+            try requireContainer(id)
+            var config = try readConfig()
+            // ck.json, the container and its devices change together: a crash leaves all three as before or after.
+            var changed: [String: JSON]? = nil
+            if config["currentContainer"]?.stringValue == id {
+                let others = try containerIDsBody().filter { $0 != id }
+                config["currentContainer"] = others.first.map { .string($0) } ?? .null
+                changed = config
+            }
+            // Devices are clients of this container only: the layout lists their replicas among its files.
+            try files.deleteContainer(id, config: changed)
         }
-        var config = try readConfig()
-        // ck.json, the container and its devices change together: a crash leaves all three as before or after.
-        let intent = try Intent(base: root, operation: "container delete \(id)")
-        if config["currentContainer"]?.stringValue == id {
-            let others = try containerIDsBody().filter { $0 != id }
-            config["currentContainer"] = others.first.map { .string($0) } ?? .null
-            try JSONFile.write(intent.stage("ck.json"), .object(config))
-        }
-        intent.remove("containers/" + id)
-        // Devices are clients of this container only: their replicas go with it.
-        intent.remove("devices/" + id)
-        try intent.commit()
-        envLocks.forEach { $0.unlock() }
     }
 
     /// A container by id, or the current one.

@@ -1,4 +1,3 @@
-import CKFiles
 import CKModel
 
 /// Save-path rules CloudKit enforces beyond types: parents, asset references and limits.
@@ -32,8 +31,8 @@ extension ModifySession {
         let actual: Int64
         if let bytes = stagedAssets[a.sha256] {
             actual = Int64(bytes.count)
-        } else if let info = FileIO.fileInfo(db.env.assetPath(a.sha256)) {
-            actual = Int64(info.size)
+        } else if let size = db.env.assetSize(a.sha256) {
+            actual = Int64(size)
         } else {
             throw CKError(.assetFileNotFound, "field '\(key)': no asset with sha256 \(a.sha256) in the store",
                           hint: "give the file itself with \(key):asset=@path")

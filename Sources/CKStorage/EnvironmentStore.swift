@@ -116,15 +116,15 @@ package final class EnvironmentStore {
     }
 
     /// Replaces the environment's data whole, as one all-or-nothing operation (import, reset): `build` writes the
-    /// new trees and files into the staged paths it is given (keys: "public", "private", "schema.json", …);
+    /// new trees and files into the staged environment it is given (names: "public", "private", "schema.json", …);
     /// `remove` lists what goes without a replacement. The index starts again.
     package func replaceData(operation: String, staging names: [String], remove: [String],
-                     build: ([String: String]) throws(CKError) -> Void) throws(CKError) {
+                     build: (StagedEnvironment) throws(CKError) -> Void) throws(CKError) {
         let intent = try Intent(base: dir, operation: operation)
         var staged: [String: String] = [:]
         for n in names { staged[n] = intent.stage(n) }
         for n in remove where FileIO.lexists(dir + "/" + n) { intent.remove(n) }
-        try build(staged)
+        try build(StagedEnvironment(paths: staged))
         try intent.commit { () throws(CKError) in try index()?.clear() }
     }
 

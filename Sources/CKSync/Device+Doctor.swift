@@ -1,4 +1,5 @@
 import CKFiles
+import CKModel
 import CKSQLite
 import CKServer
 
@@ -36,7 +37,7 @@ extension Device {
                 }
             }
         }
-        walk(root + "/devices", depth: 0)
+        walk(root + "/" + StoreLayout.devicesName, depth: 0)
         return out
     }
 

@@ -27,7 +27,7 @@ public final class Device {
 
     /// `<store root>/devices/<container-id>/<environment>/<userRecordName>`: the devices of a database's user.
     public static func directory(for db: CKDatabase) -> String {
-        [db.container.store.root, "devices", db.container.identifier, db.environment.rawValue, db.userRecordName].joined(separator: "/")
+        [db.container.store.root, StoreLayout.devicesName, db.container.identifier, db.environment.rawValue, db.userRecordName].joined(separator: "/")
     }
 
     /// The device names of a database's user, sorted.

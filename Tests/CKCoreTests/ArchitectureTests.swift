@@ -8,18 +8,6 @@ import Testing
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().path
 
-    /// One arrow of the dependency graph.
-    struct Arrow: Hashable, CustomStringConvertible {
-        var from: String
-        var to: String
-        var description: String { "\(from) → \(to)" }
-    }
-
-    /// Arrows on their way out: each is allowed only while Package.swift still declares it, so removing it there
-    /// makes the map forbid it at once. CKServer keeps CKFiles until its last disk access moves into CKStorage;
-    /// delete the entry when Package.swift drops the arrow.
-    static let transitional: Set<Arrow> = [Arrow(from: "CKServer", to: "CKFiles")]
-
     /// A row of the map.
     struct Row {
         var name: String
@@ -122,11 +110,6 @@ import Testing
         return targets
     }
 
-    /// What `target` may import: its row, and a transitional arrow while Package.swift declares it.
-    static func allowed(_ row: Row, package: [String: Set<String>]) -> Set<String> {
-        let declared = package[row.name] ?? []
-        return row.allowed.union(transitional.filter { $0.from == row.name && declared.contains($0.to) }.map(\.to))
-    }
 
     // MARK: The checks
 
@@ -149,11 +132,10 @@ import Testing
 
     @Test func everyImportOfOurModulesIsAllowedByTheMap() throws {
         let rows = try Self.map()
-        let package = try Self.packageTargets()
         let ours = Set(rows.keys)
         var checked = 0
         for row in rows.values {
-            let allowed = Self.allowed(row, package: package)
+            let allowed = row.allowed
             for file in Self.swiftFiles(under: row.folder) {
                 for i in Self.imports(in: try Self.read(file)) where ours.contains(i.module) && i.module != row.name {
                     checked += 1
@@ -171,7 +153,7 @@ import Testing
         #expect(Set(package.keys) == Set(rows.keys), "Package.swift's targets and docs/architecture.md's rows differ: only in Package.swift \(Set(package.keys).subtracting(rows.keys).sorted()), only in the map \(Set(rows.keys).subtracting(package.keys).sorted())")
         for (name, declared) in package {
             guard let row = rows[name] else { continue }
-            let allowed = Self.allowed(row, package: package)
+            let allowed = row.allowed
             #expect(declared.subtracting(allowed).isEmpty, "Package.swift lets \(name) depend on \(declared.subtracting(allowed).sorted()), which docs/architecture.md does not allow")
             #expect(row.allowed.subtracting(declared).isEmpty, "docs/architecture.md lets \(name) import \(row.allowed.subtracting(declared).sorted()), which Package.swift does not declare")
         }

@@ -24,22 +24,10 @@ public enum ManPageRenderer {
         command.path.replacingOccurrences(of: " ", with: "-") + ".1"
     }
 
-    /// Where things live in a store, for the FILES section (kept in step with `ck help store`).
-    static let storeFiles: [(path: String, meaning: String)] = [
-        ("ck.json", "Format version and the current container."),
-        ("containers/<id>/container.json", "Container identifier, creation time and users."),
-        ("containers/<id>/<environment>/", "One tree per environment: development and production."),
-        ("containers/<id>/<environment>/schema.json", "Record types and their indexes."),
-        ("containers/<id>/<environment>/zones.json", "Custom zones, deleted zones and each zone's compaction point."),
-        ("containers/<id>/<environment>/subscriptions.json", "Subscriptions of every user of the environment."),
-        ("containers/<id>/<environment>/notifications/<userRecordName>.jsonl", "One user's notifications, append\u{2011}only."),
-        ("containers/<id>/<environment>/public/_defaultZone.jsonl", "The public database log."),
-        ("containers/<id>/<environment>/private/<userRecordName>/<zone>.jsonl", "Private database logs, one per user and zone."),
-        ("containers/<id>/<environment>/assets/<sha256>", "Asset bytes, named by their SHA\u{2011}256."),
-        ("containers/<id>/<environment>/.index.sqlite", "A derived index, rebuilt from the logs when stale (not made when CK_INDEX=off)."),
-        ("devices/<id>/<environment>/<userRecordName>/<device>.sqlite", "An emulated device's replica, made by \u{201C}ck sync\u{201D}: client state, not server data."),
-        ("lost+found/<time>/", "Data moved aside by \u{201C}ck doctor --repair\u{201D}; never deleted."),
-    ]
+    /// Where things live in a store, for the FILES section: the store layout's table (kept in step with `ck help store`).
+    static var storeFiles: [(path: String, meaning: String)] {
+        StoreLayout.entries.filter(\.manual).map { ($0.shownPath, $0.holds) }
+    }
 
     // MARK: Pages
 

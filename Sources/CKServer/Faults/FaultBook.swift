@@ -1,22 +1,16 @@
-import CKFiles
 import CKModel
+import CKStorage
 
 /// `faults.json` of one environment: the injected fault rules, in the order they are checked, and their counters.
-///
-/// Locking: rules are consumed by the pipeline's fault stage, which runs with the environment's `.lock` held
-/// (shared for reads). Consuming changes the file, so it also takes `.faults.lock` exclusively for the short
-/// read-modify-write. `.faults.lock` is only ever taken last and released before returning, and `ck fault`
-/// takes it alone: no process waits for `.lock` while holding it, so the two locks cannot deadlock.
+/// The file and its lock are `FaultsFile` (which says how the locks nest).
 package struct FaultBook {
     package var nextID = 1
     package var rules: [FaultRule] = []
 
-    package static func path(envDir: String) -> String { envDir + "/faults.json" }
-    package static func lockPath(envDir: String) -> String { envDir + "/.faults.lock" }
-
     /// Reads the rules; a missing file holds none. A damaged file is reported with its path and line.
-    package static func read(_ path: String) throws(CKError) -> FaultBook {
-        guard let bytes = try FileIO.read(path) else { return FaultBook() }
+    package static func read(_ file: FaultsFile) throws(CKError) -> FaultBook {
+        let path = file.path
+        guard let bytes = try file.read() else { return FaultBook() }
         let json: JSON
         do { json = try JSON.parse(utf8: bytes) } catch {
             throw CKError.corrupt(path: path, line: error.line, column: error.column, "invalid JSON: \(error.message); no fault rule was applied")
@@ -111,41 +105,31 @@ package struct FaultBook {
     }
 }
 
-/// The fault stage's engine for one environment: consumes rules under `.faults.lock` (see `FaultBook`).
+/// The fault stage's engine for one environment: consumes rules under `.faults.lock` (see `FaultsFile`).
 package struct FaultEngine {
-    package let envDir: String
+    package let file: FaultsFile
 
-    package var path: String { FaultBook.path(envDir: envDir) }
+    package init(envDir: String) { file = FaultsFile(envDir: envDir) }
 
     /// The rule that fires at `point`, if any, with the file updated. No file: nothing to do, no lock taken.
     package func trigger(_ point: FaultPoint) throws(CKError) -> FaultRule? {
-        guard FileIO.exists(path) else { return nil }
-        let lock = try FileLock(path: FaultBook.lockPath(envDir: envDir), exclusive: true)
-        defer { lock.unlock() }
-        var book = try FaultBook.read(path)
-        let before = book.rules
-        let hit = book.consume(point)
-        if book.rules != before { try JSONFile.write(path, book.json) }
-        return hit
+        guard file.exists else { return nil }
+        return try file.locked { () throws(CKError) -> FaultRule? in
+            var book = try FaultBook.read(file)
+            let before = book.rules
+            let hit = book.consume(point)
+            if book.rules != before { try file.write(book.json) }
+            return hit
+        }
     }
 
     /// Changes the rules under `.faults.lock` (ck fault add and clear).
     package func update<T>(_ change: (inout FaultBook) throws(CKError) -> T) throws(CKError) -> T {
-        let lock = try FaultLockHolder(envDir: envDir)
-        defer { lock.release() }
-        var book = try FaultBook.read(path)
-        let out = try change(&book)
-        try JSONFile.write(path, book.json)
-        return out
+        try file.locked(makeDirectory: true) { () throws(CKError) -> T in
+            var book = try FaultBook.read(file)
+            let out = try change(&book)
+            try file.write(book.json)
+            return out
+        }
     }
-}
-
-/// `.faults.lock`, held exclusively (the directory is made first: a fresh environment may not have one).
-package struct FaultLockHolder {
-    package let lock: FileLock
-    package init(envDir: String) throws(CKError) {
-        try FileIO.makeDirectory(envDir)
-        lock = try FileLock(path: FaultBook.lockPath(envDir: envDir), exclusive: true)
-    }
-    package func release() { lock.unlock() }
 }

@@ -1,4 +1,3 @@
-import CKFiles
 import CKModel
 import CKSchema
 import CKStorage
@@ -54,7 +53,7 @@ package struct RecordEffects {
 
     /// Makes what was appended durable.
     package mutating func sync() throws(CKError) {
-        if unsynced { try FileIO.sync(path) }
+        if unsynced { try db.env.syncLog(path) }
         unsynced = false
     }
 }
@@ -94,21 +93,12 @@ extension CKDatabase {
         let types = try recordDropped(zones, catalog: &catalog, typesFor: file, purged: purged)
         let paths = zones.map { env.logPath(database: $0.database, zone: $0.zoneID) }
         let names = zones.map(\.zoneID.zoneName).joined(separator: ", ")
-        let intent = try Intent(base: env.dir, operation: (purged ? "zone purge " : "zone delete ") + names)
-        try JSONFile.write(intent.stage("zones.json"), catalog.json)
-        for p in paths where FileIO.lexists(p) { intent.remove(env.relative(p)) }
         // The owners' notification logs, with the deletions' notifications added, are swapped in by the same
         // intent: a crash leaves the zones and their notifications both in place or both gone.
         var byOwner: [String: [SubscriptionNotification]] = [:]
         for (zone, t) in zip(zones, types) {
             byOwner[zone.zoneID.ownerRecordName, default: []] += zoneDeletedNotifications(zone, recordTypes: t, file: file)
         }
-        for (owner, list) in byOwner.sorted(by: { $0.key < $1.key }) where !list.isEmpty {
-            let path = env.notificationsPath(owner)
-            try FileIO.atomicWrite(intent.stage(env.relative(path)), try NotificationLog.appending(path, list.map { .notify($0) }))
-        }
-        try intent.commit { () throws(CKError) in
-            for p in paths { try env.index()?.sync(p, warnings: &env.warnings) }
-        }
+        try env.dropZoneFiles(operation: (purged ? "zone purge " : "zone delete ") + names, catalog: catalog, logs: paths, notifications: byOwner)
     }
 }

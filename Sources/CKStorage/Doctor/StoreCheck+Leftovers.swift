@@ -2,12 +2,11 @@
 import Glibc
 import CKFiles
 import CKModel
-import CKStorage
 #endif
 
 /// What interrupted operations leave behind, and what is not ck's: intent records, pending and half-removed
 /// trees, temporary files, symlinks and other strangers.
-extension StoreDoctor {
+extension StoreCheck {
     /// An operation on several files interrupted in `base`: reported; with repair finished (or, never committed,
     /// rolled back) as the next writer would. `finish` does it and returns the finished operation's name.
     package mutating func checkInterrupted(_ base: String, finish: () throws(CKError) -> String?) {

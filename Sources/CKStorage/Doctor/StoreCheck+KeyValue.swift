@@ -1,8 +1,7 @@
 import CKFiles
 import CKModel
-import CKStorage
 
-extension StoreDoctor {
+extension StoreCheck {
     /// Checks each user's key-value store file; with repair, moves a broken one aside (that store is then empty).
     package mutating func checkKeyValueStores(_ env: EnvironmentStore) {
         for name in FileIO.list(env.keyValueDir) {
