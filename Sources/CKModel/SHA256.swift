@@ -18,7 +18,11 @@ public struct SHA256: Sendable {
     public init() {}
 
     /// Adds bytes to the hash.
-    public mutating func update<C: Collection>(_ data: C) where C.Element == UInt8 {
+    public mutating func update<C: Collection>(_ data: C) where C.Element == UInt8 { update(Array(data)) }
+
+    /// Adds bytes to the hash. Callers in other modules get this one for an array: the generic one, unspecialised
+    /// there, looks up `C.Iterator` at run time, a scan of every conformance of the static binary (docs/performance.md).
+    public mutating func update(_ data: [UInt8]) {
         buffer.append(contentsOf: data)
         length &+= UInt64(data.count)
         var offset = 0
@@ -45,7 +49,10 @@ public struct SHA256: Sendable {
     }
 
     /// Lower-case hex digest of the given bytes.
-    public static func hex<C: Collection>(_ data: C) -> String where C.Element == UInt8 {
+    public static func hex<C: Collection>(_ data: C) -> String where C.Element == UInt8 { hex(Array(data)) }
+
+    /// Lower-case hex digest of the given bytes, without a generic's run-time lookups (see `update`).
+    public static func hex(_ data: [UInt8]) -> String {
         var s = SHA256()
         s.update(data)
         let digits = Array("0123456789abcdef".utf8)
