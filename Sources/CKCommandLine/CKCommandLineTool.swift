@@ -92,7 +92,7 @@ public enum CKCommandLineTool {
 
     static func printWarnings(_ inv: Invocation) {
         var seen = Set<String>()
-        for w in inv.warnings where seen.insert(w).inserted { inv.terminal.writeErr("ck: warning: \(w)\n") }
+        for w in inv.warnings.map(\.description) where seen.insert(w).inserted { inv.terminal.writeErr("ck: warning: \(w)\n") }
     }
 
     /// Whether errors should be JSON: decided from the raw arguments so that usage errors honour -o json too.

@@ -76,6 +76,9 @@ public struct CKError: Error, Sendable, CustomStringConvertible {
     public var details: [String: JSON]
     /// Per-item failures of a partialFailure or batchRequestFailed.
     public var items: [ItemFailure]
+    /// The file (and line) the error is about, as `path` or `path:line[:column]`, when it is about one; the reason
+    /// then starts with it.
+    public var place: String?
 
     public init(_ code: Code, _ reason: String, serverErrorCode: String? = nil, hint: String? = nil,
                 retryAfter: Double? = nil, details: [String: JSON] = [:], items: [ItemFailure] = []) {
@@ -89,6 +92,17 @@ public struct CKError: Error, Sendable, CustomStringConvertible {
     }
 
     public var description: String { "\(code.name) (\(code.rawValue)): \(reason)" }
+
+    /// The reason without the place it starts with.
+    public var message: String {
+        guard let place, reason.hasPrefix(place + ": ") else { return reason }
+        return String(reason.dropFirst(place.count + 2))
+    }
+
+    /// The error as a diagnostic: its place, its message and its hint.
+    public func diagnostic(_ severity: Diagnostic.Severity) -> Diagnostic {
+        Diagnostic(severity, place: place, message, hint: hint)
+    }
 
     /// The error as a Web Services-style error dictionary.
     public var json: JSON {
@@ -124,8 +138,10 @@ extension CKError {
         var place = path
         if let line { place += ":\(line)" }
         if let column { place += ":\(column)" }
-        return CKError(.internalError, "\(place): \(why)",
-                       hint: "nothing was overwritten; run 'ck doctor' to see what is wrong and 'ck doctor --repair' to move bad data aside",
-                       details: ["path": .string(path)])
+        var e = CKError(.internalError, "\(place): \(why)",
+                        hint: "nothing was overwritten; run 'ck doctor' to see what is wrong and 'ck doctor --repair' to move bad data aside",
+                        details: ["path": .string(path)])
+        e.place = place
+        return e
     }
 }

@@ -43,7 +43,7 @@ extension CKDatabase {
     /// The notification log of this user, with read flags applied (call with a lock held).
     package func readNotifications() throws(CKError) -> [SubscriptionNotification] {
         let c = try NotificationLog.read(env.notificationsPath(userRecordName))
-        if c.tornBytes > 0 { env.warnings.append("\(env.notificationsPath(userRecordName)): torn last line (\(c.tornBytes) bytes) ignored") }
+        if c.tornBytes > 0 { env.warnings.append(Diagnostic(place: env.notificationsPath(userRecordName), "torn last line (\(c.tornBytes) bytes) ignored")) }
         var out: [SubscriptionNotification] = []
         var index: [String: Int] = [:]
         for e in c.entries {
@@ -89,7 +89,7 @@ package struct NotificationHook {
         // A missing file means no subscriptions: the common case costs one failed open. A damaged one stops
         // subscription work only: the save goes ahead, and says its notifications could not be matched.
         do throws(CKError) { file = try SubscriptionFile.read(db.env.subscriptionsPath) } catch {
-            db.notes.append("notifications for this change could not be matched: \(error.reason); run 'ck doctor'")
+            db.notes.append(Diagnostic("notifications for this change could not be matched: \(error.reason)", hint: "run 'ck doctor'"))
             file = SubscriptionFile()
         }
         let owner = zone.zoneID.ownerRecordName
@@ -152,7 +152,7 @@ package struct NotificationHook {
             compiled = (plan, searchable)
         } catch {
             // Checked when saved; only a schema edited since can make it fail, and then it cannot match.
-            db.notes.append("subscription '\(s.subscriptionID)' no longer compiles and did not fire: \(error.reason)")
+            db.notes.append(Diagnostic("subscription '\(s.subscriptionID)' no longer compiles and did not fire: \(error.reason)"))
         }
         plans[key] = .some(compiled)
         return compiled

@@ -49,8 +49,8 @@ public final class CKDatabase: @unchecked Sendable {
     package var store: CKStore { container.store }
 
     /// Warnings met while reading this database's files, and notes about what could not be recorded.
-    public var warnings: [String] { env.warnings + notes }
-    package var notes: [String] = []
+    public var warnings: [Diagnostic] { env.warnings + notes }
+    package var notes: [Diagnostic] = []
 
     /// The zone ID of a zone name in this database.
     public func zoneID(_ name: String) -> ZoneID {
@@ -97,7 +97,7 @@ public final class CKDatabase: @unchecked Sendable {
     /// is released). The write is durable already: a broken container.json only earns a warning.
     package func registerAfterWrite() {
         guard let name = caller.userName else { return }
-        do { try container.register(user: name) } catch { notes.append("user '\(name)' not listed in container.json: \(error.reason)") }
+        do { try container.register(user: name) } catch { notes.append(Diagnostic("user '\(name)' not listed in container.json: \(error.reason)")) }
     }
 
     /// The path of an asset's bytes in the store.

@@ -12,7 +12,7 @@ public final class CKStore: @unchecked Sendable {
     public let location: StoreLocation
     public var root: String { location.path }
     /// Warnings met while reading (torn lines dropped, …); the command line prints them.
-    public private(set) var warnings: [String] = []
+    public private(set) var warnings: [Diagnostic] = []
     /// Whether environments keep `.index.sqlite` (off: every read folds whole logs; the answers are the same).
     public var indexEnabled = true
     /// How many index rows a filter may match and still drive a query (read whole, then sorted); above it,
@@ -37,7 +37,7 @@ public final class CKStore: @unchecked Sendable {
         if store.files.hasInterruptedOperation {
             // A container delete was interrupted: it is finished before anything reads the store.
             try store.files.locked(exclusive: true) { () throws(CKError) in
-                if let op = try store.files.finishInterrupted() { store.warn("\(store.root): finished an interrupted '\(op)'") }
+                if let op = try store.files.finishInterrupted() { store.warn(Diagnostic(place: store.root, "finished an interrupted '\(op)'")) }
             }
         }
         if !store.files.hasConfig { try store.perform(.storeInit, container: nil) { () throws(CKError) in try store.create() } }
@@ -59,8 +59,8 @@ public final class CKStore: @unchecked Sendable {
         return true
     }
 
-    package func warn(_ message: String) { warnings.append(message) }
-    package func warn(_ messages: [String]) { warnings.append(contentsOf: messages) }
+    package func warn(_ diagnostic: Diagnostic) { warnings.append(diagnostic) }
+    package func warn(_ diagnostics: [Diagnostic]) { warnings.append(contentsOf: diagnostics) }
 
     private func create() throws(CKError) {
         try files.makeDirectory()

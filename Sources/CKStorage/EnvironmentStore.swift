@@ -7,7 +7,7 @@ import CKSchema
 package final class EnvironmentStore {
     package let dir: String
     package let environment: Environment
-    package var warnings: [String] = []
+    package var warnings: [Diagnostic] = []
     /// Whether to keep and use `.index.sqlite` (off: every read folds whole logs).
     package let indexEnabled: Bool
     private var openedIndex: RecordIndex?
@@ -79,12 +79,12 @@ package final class EnvironmentStore {
     @discardableResult
     package func finishInterrupted() throws(CKError) -> String? {
         if try PendingNotifications.recover(self) == true {
-            warnings.append("\(dir): delivered the notifications of a change a crash interrupted")
+            warnings.append(Diagnostic(place: dir, "delivered the notifications of a change a crash interrupted"))
         }
         guard let op = try Intent.recover(dir) else { return nil }
         // Which logs it replaced is not recorded: the index (a cache) starts again.
         try index()?.clear()
-        warnings.append("\(dir): finished an interrupted '\(op)'")
+        warnings.append(Diagnostic(place: dir, "finished an interrupted '\(op)'"))
         return op
     }
 

@@ -14,7 +14,7 @@ extension RecordIndex {
     /// read one line at a time through their locations, so memory stays flat; the value indexes are rebuilt in
     /// one sort after the rows are in, which is far cheaper than growing them row by row, and the tokens are
     /// gathered and written token by token (`TokenPostings`).
-    package func ensureValues(_ logPath: String, warnings: inout [String]) throws(CKError) {
+    package func ensureValues(_ logPath: String, warnings: inout [Diagnostic]) throws(CKError) {
         let log = try key(logPath)
         // A zone nobody wrote to has no log, and nothing to index.
         guard FileIO.exists(logPath) else { return }

@@ -97,7 +97,7 @@ package final class RecordIndex {
     /// Brings the index up to date with a log and returns what was read past the indexed part
     /// (its torn-tail state is what the next append needs).
     @discardableResult
-    package func sync(_ logPath: String, warnings: inout [String]) throws(CKError) -> ZoneLogContents {
+    package func sync(_ logPath: String, warnings: inout [Diagnostic]) throws(CKError) -> ZoneLogContents {
         let log = try key(logPath)
         guard let info = FileIO.fileInfo(logPath) else {
             try wrap { () throws(SQLiteConnection.Failure) in try forget(log) }

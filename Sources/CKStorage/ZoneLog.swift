@@ -66,7 +66,7 @@ package struct ZoneLogContents {
     package var tornBytes = 0
     /// The last line is whole but lacks its newline (a hand edit); the next append adds one first.
     package var missingNewline = false
-    package var warnings: [String] = []
+    package var warnings: [Diagnostic] = []
 }
 
 extension ZoneLogContents {
@@ -181,7 +181,7 @@ package enum ZoneLog {
                 guard !terminated else { throw error }
                 // The last line has no newline and does not parse: a write that was cut short.
                 c.tornBytes = n - start
-                c.warnings.append("\(path):\(lineNo): ignoring a torn last line (\(c.tornBytes) bytes, an interrupted write); it was never acknowledged")
+                c.warnings.append(Diagnostic(place: "\(path):\(lineNo)", "ignoring a torn last line (\(c.tornBytes) bytes, an interrupted write); it was never acknowledged"))
             }
             start = end + 1
         }
@@ -199,7 +199,7 @@ package enum ZoneLog {
             c.validLength = g.offset
             c.lines = linesBeforeGroup
             c.missingNewline = false
-            c.warnings.append("\(path):\(g.line): ignoring an incomplete request of several lines (an interrupted write); it was never acknowledged")
+            c.warnings.append(Diagnostic(place: "\(path):\(g.line)", "ignoring an incomplete request of several lines (an interrupted write); it was never acknowledged"))
         }
         return c
     }

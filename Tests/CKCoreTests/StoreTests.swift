@@ -47,7 +47,7 @@ import CKTestSupport
         handle.closeFile()
         let reader = try t.db()
         #expect(try reader.fetchOne("a").fields["title"] == .string("x"))
-        #expect(reader.warnings.contains { $0.contains("torn last line") && $0.contains(":2:") })
+        #expect(reader.warnings.contains { $0.message.contains("torn last line") && $0.place?.hasSuffix(":2") == true })
         // The next writer cuts the torn tail and appends whole lines.
         try t.db().save("Note", "b", ["title": "y"])
         let lines = t.read(path).split(separator: "\n", omittingEmptySubsequences: false)
@@ -72,7 +72,7 @@ import CKTestSupport
         try cut.write(toFile: path, atomically: true, encoding: .utf8)
         let reader = try t.db()
         #expect(try reader.records().map(\.recordName) == ["before"])
-        #expect(reader.warnings.contains { $0.contains(":2: ignoring an incomplete request") })
+        #expect(reader.warnings.contains { $0.place?.hasSuffix(":2") == true && $0.message.hasPrefix("ignoring an incomplete request") })
         try t.db().save("Note", "after", ["t": "y"])
         #expect(try t.db().records().map(\.recordName) == ["after", "before"])
         #expect(t.read(path).split(separator: "\n").count == 2)

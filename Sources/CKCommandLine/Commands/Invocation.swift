@@ -134,12 +134,12 @@ final class Invocation {
     }
 
     /// Warnings the store met and the command's own, to be printed on stderr.
-    var warnings: [String] { (openedStore?.warnings ?? []) + databases.flatMap(\.warnings) + ownWarnings }
+    var warnings: [Diagnostic] { (openedStore?.warnings ?? []) + databases.flatMap(\.warnings) + ownWarnings }
 
-    private var ownWarnings: [String] = []
+    private var ownWarnings: [Diagnostic] = []
 
     /// A warning of the command itself (a side step that failed while the main one succeeded or failed on its own).
-    func warn(_ s: String) { ownWarnings.append(s) }
+    func warn(_ s: String) { ownWarnings.append(Diagnostic(s)) }
 
     // MARK: Printing
 

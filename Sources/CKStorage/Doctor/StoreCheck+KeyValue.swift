@@ -18,13 +18,12 @@ extension StoreCheck {
                     throw CKError.corrupt(path: path, "the file belongs to user \(file.userRecordName), not \(user)")
                 }
             } catch {
-                let place = error.reason.components(separatedBy: ": ").first ?? path
                 guard repair, let dest = moveAside(path) else {
-                    note(.problem, place, error.reason,
+                    note(.problem, error, at: path,
                          fix: "fix it by hand, or 'ck doctor --repair' moves it aside (that user's key-value store is then empty)")
                     continue
                 }
-                note(.problem, place, error.reason, fix: "moved to \(dest); fix it and put it back", repaired: true)
+                note(.problem, error.place ?? path, error.message, fix: "moved to \(dest); fix it and put it back", repaired: true)
             }
         }
     }

@@ -50,16 +50,17 @@ package struct StoreCheck {
     }
 
     package mutating func note(_ s: DoctorFinding.Severity, _ place: String, _ message: String, fix: String, repaired: Bool = false) {
-        // A reason that starts with its own place says it once.
-        var text = message
-        if text.hasPrefix(place + ": ") { text.removeFirst(place.count + 2) }
-        let bare = place.split(separator: ":").first.map(String.init) ?? place
-        if text.hasPrefix(bare + ": ") { text.removeFirst(bare.count + 2) }
         if repaired {
-            // What was found about this file is dealt with by this repair.
-            for i in findings.indices where findings[i].place.hasPrefix(bare) && findings[i].severity == .problem { findings[i].repaired = true }
+            // What was found about this file (any of its lines) is dealt with by this repair.
+            let file = place.split(separator: ":").first.map(String.init) ?? place
+            for i in findings.indices where findings[i].place.hasPrefix(file) && findings[i].severity == .problem { findings[i].repaired = true }
         }
-        findings.append(DoctorFinding(severity: s, place: place, message: text, fix: fix, repaired: repaired))
+        findings.append(DoctorFinding(severity: s, place: place, message: message, fix: fix, repaired: repaired))
+    }
+
+    /// Notes an error about a file: at the place the error names (a line of `path`, say), else at `path`.
+    package mutating func note(_ s: DoctorFinding.Severity, _ error: CKError, at path: String, fix: String) {
+        note(s, error.place ?? path, error.message, fix: fix)
     }
 
     /// Where repaired-away data goes; created on first use.
@@ -102,7 +103,7 @@ package struct StoreCheck {
             }
             return o
         } catch {
-            note(.problem, error.reason.components(separatedBy: ": ").first ?? path, error.reason,
+            note(.problem, error, at: path,
                  fix: "fix it by hand, or run 'ck doctor --repair' to move it aside into lost+found and rebuild it")
             return nil
         }
@@ -133,7 +134,7 @@ package struct StoreCheck {
         if let o = info {
             do throws(CKError) { try ContainerFile.check(o, path: infoPath) } catch {
                 infoOK = false
-                if !repair { note(.problem, infoPath, error.reason, fix: "'ck doctor --repair' moves it aside and writes a new one") }
+                if !repair { note(.problem, error, at: infoPath, fix: "'ck doctor --repair' moves it aside and writes a new one") }
             }
         }
         if !infoOK, repair {
@@ -154,7 +155,7 @@ package struct StoreCheck {
                     checkEnvironment(envStore)
                 }
             } catch {
-                note(.problem, envDir, error.reason, fix: "check permissions and locks")
+                note(.problem, error, at: envDir, fix: "check permissions and locks")
             }
         }
         let entries = Set(checkEntries(dir))
@@ -168,7 +169,7 @@ package struct StoreCheck {
         // Schema.
         if let o = checkJSON(env.schemaPath, required: false) {
             do { _ = try Schema(json: o, path: env.schemaPath) } catch {
-                note(.problem, env.schemaPath, error.reason, fix: "fix it by hand, or 'ck doctor --repair' moves it aside and starts an empty schema")
+                note(.problem, error, at: env.schemaPath, fix: "fix it by hand, or 'ck doctor --repair' moves it aside and starts an empty schema")
                 repairSchema(env)
             }
         } else if FileIO.exists(env.schemaPath) {
@@ -179,7 +180,7 @@ package struct StoreCheck {
         if let o = checkJSON(env.zonesPath, required: false) {
             do { _ = try ZoneCatalog(json: o, path: env.zonesPath) } catch {
                 zonesOK = false
-                note(.problem, env.zonesPath, error.reason, fix: "'ck doctor --repair' rebuilds it from the zone logs")
+                note(.problem, error, at: env.zonesPath, fix: "'ck doctor --repair' rebuilds it from the zone logs")
             }
         } else if FileIO.exists(env.zonesPath) {
             zonesOK = false
@@ -400,7 +401,7 @@ package struct StoreCheck {
                 if repair { for log in stale { try index.sync(log, warnings: &env.warnings) } }
             }
         } catch {
-            note(.problem, path, error.reason, fix: "the index is a cache: ck rebuilds it; delete it if this persists")
+            note(.problem, error, at: path, fix: "the index is a cache: ck rebuilds it; delete it if this persists")
         }
     }
 
@@ -410,7 +411,7 @@ package struct StoreCheck {
         if let o = checkJSON(path, required: false) {
             do { _ = try SubscriptionFile(json: o, path: path) } catch {
                 broken = true
-                note(.problem, path, error.reason, fix: "fix it by hand, or 'ck doctor --repair' moves it aside (the subscriptions are then gone)")
+                note(.problem, error, at: path, fix: "fix it by hand, or 'ck doctor --repair' moves it aside (the subscriptions are then gone)")
             }
         } else if FileIO.exists(path) {
             broken = true
@@ -425,7 +426,7 @@ package struct StoreCheck {
     package mutating func checkNotifications(_ path: String) {
         let c: NotificationLog.Contents
         do { c = try NotificationLog.read(path, tolerant: true) } catch {
-            note(.problem, path, error.reason, fix: "check permissions")
+            note(.problem, error, at: path, fix: "check permissions")
             return
         }
         // Repaired only once what was removed is kept: the findings say so only then.
