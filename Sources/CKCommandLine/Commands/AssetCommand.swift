@@ -26,13 +26,15 @@ enum AssetCommand {
         let db = try inv.database()
         let (record, field) = (inv.positionals[0], inv.positionals[1])
         let (asset, bytes) = try db.asset(recordName: record, field: field, index: index, zone: inv.zone)
-        let format = try inv.outputFormat()
         var info: [String: JSON] = [:]
         if case .object(let o) = FieldValue.asset(asset).valueJSON { info = o }
         info["downloadURL"] = .string(db.downloadURL(asset))
+        var got = Got(info: info, source: "\(record).\(field)", size: bytes.count)
+        // Without --file the bytes are the output, unless a JSON format asks for the dictionary instead.
+        let dictionary = try inv.outputFormat().isJSON
         guard let file = inv.parsed.value("file") else {
-            if format == .json || format == .jsonl {
-                try inv.report(.object(info), plain: "", table: "")
+            if dictionary {
+                try inv.emit(got)
                 return ExitCode.success
             }
             if inv.terminal.stdoutIsTTY {
@@ -45,8 +47,8 @@ enum AssetCommand {
         do { try Data(bytes).write(to: URL(fileURLWithPath: path), options: .atomic) } catch {
             throw CKError(.internalError, "cannot write \(file): \(error.localizedDescription)")
         }
-        info["file"] = .string(file)
-        try inv.report(.object(info), plain: file, table: "Wrote \(bytes.count) bytes of \(record).\(field) to \(file)")
+        got.file = file
+        try inv.emit(got)
         return ExitCode.success
     }
 }

@@ -31,33 +31,17 @@ enum ChangesCommand {
     static func zone(_ inv: Invocation) throws -> Int32 {
         guard inv.positionals.count <= 1 else { throw UsageError("expected at most one zone name", command: inv.command.path) }
         let name = inv.positionals.first ?? inv.zone
-        let format = try inv.outputFormat()
-        let db = try inv.database()
-        var writer = ZoneChangesWriter(inv: inv, format: format, database: db)
+        var output = try inv.stream(ZoneFeed(database: try inv.database(), width: inv.terminal.width))
+        let db = output.output.database
         try db.zoneChanges(zone: name, since: inv.parsed.value("since"), limit: limit(inv), desiredKeys: RecordCommand.keys(inv),
-                           pageSize: CKDatabase.changesPageSize) { (page) throws(CKError) in writer.add(page) }
-        writer.finish()
+                           pageSize: CKDatabase.changesPageSize) { (page) throws(CKError) in output.add(page) }
+        output.finish()
         return ExitCode.success
     }
 
     static func database(_ inv: Invocation) throws -> Int32 {
         guard inv.positionals.isEmpty else { throw UsageError("database takes no arguments", command: inv.command.path) }
-        let c = try inv.database().databaseChanges(since: inv.parsed.value("since"), limit: limit(inv))
-        let response = DatabaseChangesResponse(c)
-        switch try inv.outputFormat() {
-        case .json, .jsonl: try inv.printJSON(response.json, lines: response.jsonLines)
-        case .name: for z in c.zones { inv.line(z.zoneID.zoneName) }
-        case .plain:
-            for z in c.zones { inv.line((z.purged ? "purged\t" : z.deleted ? "deleted\t" : "changed\t") + z.zoneID.zoneName) }
-            inv.line("syncToken\t" + c.syncToken)
-            if c.moreComing { inv.line("moreComing\ttrue") }
-        case .table:
-            var t = Table(["CHANGE", "ZONE"])
-            for z in c.zones { t.add([z.purged ? "purged" : z.deleted ? "deleted" : "changed", z.zoneID.zoneName]) }
-            if c.zones.isEmpty { inv.line("No zone changes.") } else { inv.out(t.aligned()) }
-            inv.line("syncToken: " + c.syncToken)
-            if c.moreComing { inv.line("moreComing: ask again with --since to get the rest") }
-        }
+        try inv.emit(Database(changes: try inv.database().databaseChanges(since: inv.parsed.value("since"), limit: limit(inv))))
         return ExitCode.success
     }
 }

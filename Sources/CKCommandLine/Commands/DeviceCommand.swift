@@ -24,61 +24,15 @@ enum DeviceCommand {
     static func list(_ inv: Invocation) throws -> Int32 {
         guard inv.positionals.isEmpty else { throw UsageError("list takes no arguments", command: inv.command.path) }
         let db = try inv.database()
-        var infos: [DeviceInfo] = []
-        for n in Device.names(for: db) { infos.append(try Device.open(n, database: db, create: false).info()) }
-        switch try inv.outputFormat() {
-        case .json: inv.line(JSON.object(["devices": .array(infos.map(infoJSON))]).pretty())
-        case .jsonl: for i in infos { inv.line(infoJSON(i).serialized()) }
-        case .name: for i in infos { inv.line(i.name) }
-        case .plain:
-            for i in infos { inv.line([i.name, String(i.serverRecordCount), String(i.pendingSaves + i.pendingDeletes), i.lastSync.map { ISO8601.format(milliseconds: $0) } ?? "-"].joined(separator: "\t")) }
-        case .table:
-            if infos.isEmpty {
-                try inv.noteEmpty("no devices for user \(db.user); 'ck sync <device>' creates one")
-                return ExitCode.success
-            }
-            var t = Table(["DEVICE", "RECORDS", "PENDING", "LAST SYNC"])
-            for i in infos {
-                t.add([i.name, String(i.serverRecordCount), String(i.pendingSaves + i.pendingDeletes),
-                       i.lastSync.map { ISO8601.format(milliseconds: $0) } ?? "never"])
-            }
-            inv.out(t.aligned(width: inv.terminal.width))
-        }
+        var devices: [Show] = []
+        for n in Device.names(for: db) { devices.append(Show(info: try Device.open(n, database: db, create: false).info())) }
+        try inv.emit(List(devices: devices, user: db.user, width: inv.terminal.width))
         return ExitCode.success
-    }
-
-    static func infoJSON(_ i: DeviceInfo) -> JSON {
-        var tokens: [String: JSON] = [:]
-        for (z, t) in i.zoneTokens { tokens[z] = t.map { .string($0) } ?? .null }
-        return .object([
-            "device": .string(i.name), "path": .string(i.path), "container": .string(i.containerID),
-            "environment": .string(i.environment.rawValue), "user": .string(i.user), "userRecordName": .string(i.userRecordName),
-            "created": .int(i.created), "lastSync": i.lastSync.map { .int($0) } ?? .null,
-            "databaseToken": i.databaseToken.map { .string($0) } ?? .null, "zoneTokens": .object(tokens),
-            "records": .int(Int64(i.serverRecordCount)), "pendingSaves": .int(Int64(i.pendingSaves)),
-            "pendingDeletes": .int(Int64(i.pendingDeletes)),
-        ])
     }
 
     static func show(_ inv: Invocation) throws -> Int32 {
         let name = try inv.single("device name")
-        let i = try Device.open(name, database: try inv.database(), create: false).info()
-        switch try inv.outputFormat() {
-        case .json: inv.line(infoJSON(i).pretty())
-        case .jsonl: inv.line(infoJSON(i).serialized())
-        case .name: inv.line(i.name)
-        case .plain, .table:
-            var rows: [(String, String)] = [
-                ("device", i.name), ("user", "\(i.user) (\(i.userRecordName))"), ("container", i.containerID),
-                ("environment", i.environment.rawValue), ("file", i.path),
-                ("created", ISO8601.format(milliseconds: i.created)),
-                ("last sync", i.lastSync.map { ISO8601.format(milliseconds: $0) } ?? "never"),
-                ("records", String(i.serverRecordCount)), ("pending saves", String(i.pendingSaves)),
-                ("pending deletes", String(i.pendingDeletes)), ("database token", i.databaseToken ?? "-"),
-            ]
-            for z in i.zoneTokens.keys.sorted() { rows.append(("zone \(z)", (i.zoneTokens[z] ?? nil) ?? "-")) }
-            try inv.printRows(rows)
-        }
+        try inv.emit(Show(info: try Device.open(name, database: try inv.database(), create: false).info()))
         return ExitCode.success
     }
 
@@ -93,9 +47,7 @@ enum DeviceCommand {
             return ExitCode.failure
         }
         try Device.remove(name, database: db)
-        try inv.report(.object(["device": .string(name), "deleted": .bool(true), "pendingLost": .int(Int64(pending))]), name: name,
-                       plain: name + "\tdeleted\t" + String(pending),
-                       table: "Deleted device \(name)" + (pending > 0 ? " (\(SyncCommand.plural(pending, "unsynced edit")) lost)" : ""))
+        try inv.emit(Deleted(device: name, pending: pending))
         return ExitCode.success
     }
 }

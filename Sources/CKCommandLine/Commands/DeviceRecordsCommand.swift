@@ -50,29 +50,6 @@ enum DeviceRecordsCommand {
         return .object(o)
     }
 
-    static func printRecords(_ list: [LocalRecord], _ inv: Invocation, empty: String) throws {
-        func fieldText(_ l: LocalRecord, escape: Bool) -> String {
-            l.fields.keys.sorted().compactMap { k in l.fields[k].map { k + "=" + (escape ? RecordText.escape(RecordText.display($0)) : RecordText.display($0)) } }
-                .joined(separator: escape ? "\t" : " ")
-        }
-        switch try inv.outputFormat() {
-        case .json: inv.line(JSON.object(["records": .array(list.map(recordJSON))]).pretty())
-        case .jsonl: for l in list { inv.line(recordJSON(l).serialized()) }
-        case .name: for l in list { inv.line(l.recordName) }
-        case .plain:
-            for l in list {
-                let cols = [l.zoneName, l.recordName, l.recordType, l.changeTag ?? "-", pendingText(l.pending)]
-                let fields = fieldText(l, escape: true)
-                inv.line(cols.joined(separator: "\t") + (fields.isEmpty ? "" : "\t" + fields))
-            }
-        case .table:
-            if list.isEmpty { try inv.noteEmpty(empty); return }
-            var t = Table(["ZONE", "RECORD", "TYPE", "TAG", "PENDING", "FIELDS"])
-            for l in list { t.add([l.zoneName, l.recordName, l.recordType, l.changeTag ?? "-", pendingText(l.pending), fieldText(l, escape: false)]) }
-            inv.out(t.aligned(width: inv.terminal.width))
-        }
-    }
-
     /// -z when given (flag or CK_ZONE); nil = every zone.
     static func zoneFilter(_ inv: Invocation) -> String? { inv.setting("zone", env: "CK_ZONE") }
 
@@ -80,8 +57,9 @@ enum DeviceRecordsCommand {
         guard inv.positionals.count == 1 else { throw UsageError("expected one device name", command: inv.command.path) }
         let d = try device(inv)
         let zone = zoneFilter(inv)
-        try printRecords(try d.records(zone: zone), inv,
-                         empty: "no records on \(d.name)\(zone.map { " in zone " + $0 } ?? ""); 'ck sync \(d.name)' fetches the server's")
+        try inv.emit(Records(records: try d.records(zone: zone),
+                             empty: "no records on \(d.name)\(zone.map { " in zone " + $0 } ?? ""); 'ck sync \(d.name)' fetches the server's",
+                             width: inv.terminal.width))
         return ExitCode.success
     }
 
@@ -99,11 +77,7 @@ enum DeviceRecordsCommand {
         }
         for key in inv.parsed.all("unset") { fields[key] = .some(nil) }
         let saved = try d.save(recordType: type, recordName: inv.parsed.value("name"), zone: zone, fields: fields)
-        if try inv.outputFormat() == .table {
-            inv.line("Saved \(saved.recordType) \(saved.recordName) in \(zone) on \(d.name) (pending until 'ck sync \(d.name)')")
-        } else {
-            try printRecords([saved], inv, empty: "")
-        }
+        try inv.emit(Saved(record: saved, device: d.name))
         return ExitCode.success
     }
 
@@ -113,12 +87,7 @@ enum DeviceRecordsCommand {
         let name = inv.positionals[1]
         let zone = inv.zone
         let outcome = try d.delete(recordName: name, zone: zone)
-        let dropped = outcome == .none
-        try inv.report(.object(["recordName": .string(name), "zoneName": .string(zone), "device": .string(d.name),
-                                "pending": dropped ? .null : .string("delete")]), name: name,
-                       plain: "\(zone)\t\(name)\t" + (dropped ? "dropped" : "delete"),
-                       table: dropped ? "Dropped \(name) from \(d.name): the server never had it"
-                                      : "Deleted \(name) in \(zone) on \(d.name) (pending until 'ck sync \(d.name)')")
+        try inv.emit(Removed(recordName: name, zone: zone, device: d.name, dropped: outcome == .none))
         return ExitCode.success
     }
 }

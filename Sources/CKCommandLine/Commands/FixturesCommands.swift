@@ -111,16 +111,7 @@ enum FixturesCommands {
                                                   progress: progress.update)
         progress.finish()
         if created { inv.note("created container \(id)") }
-        func count(_ n: Int, _ noun: String) -> String { "\(n) \(noun)\(n == 1 ? "" : "s")" }
-        var parts = [count(s.records, "record"), count(s.zones, "zone")]
-        if s.subscriptions > 0 { parts.append(count(s.subscriptions, "subscription")) }
-        if s.keyValueStores > 0 { parts.append(count(s.keyValueStores, "key-value store")) }
-        let what = parts.joined(separator: ", ") + " and " + count(s.assets, "asset")
-        try inv.report(.object(["zones": .int(Int64(s.zones)), "records": .int(Int64(s.records)), "assets": .int(Int64(s.assets)),
-                                "users": .int(Int64(s.users)), "subscriptions": .int(Int64(s.subscriptions)),
-                                "keyValueStores": .int(Int64(s.keyValueStores))]),
-                       plain: "\(s.records)\t\(s.zones)\t\(s.assets)",
-                       table: "Imported \(what) into \(id) (\(env.rawValue))")
+        try inv.emit(Imported(summary: s, container: id, environment: env))
         return ExitCode.success
     }
 }

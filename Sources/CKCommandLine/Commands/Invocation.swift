@@ -164,41 +164,6 @@ final class Invocation {
     }
     func line(_ s: String) { out(s + "\n") }
 
-    /// Prints the outcome of a command in the chosen format: an object for json/jsonl, a line for scripts, a sentence for people.
-    func report(_ json: JSON, name: String? = nil, plain: String, table: String) throws {
-        switch try outputFormat() {
-        case .json: line(json.pretty())
-        case .jsonl: line(json.serialized())
-        case .plain: line(plain)
-        case .table: line(table)
-        case .name: line(name ?? plain)
-        }
-    }
-
-    /// Prints a response: pretty JSON for json, its lines for jsonl (other formats are the caller's).
-    func printJSON(_ json: @autoclosure () -> JSON, lines: @autoclosure () -> [JSON]) throws {
-        switch try outputFormat() {
-        case .json: line(json().pretty())
-        case .jsonl: for l in lines() { line(l.serialized()) }
-        case .plain, .table, .name: break
-        }
-    }
-
-    /// Says on stderr that a list is empty, for people only (table format): stdout stays empty.
-    func noteEmpty(_ what: String) throws {
-        if try outputFormat() == .table { note(what) }
-    }
-
-    /// Prints `name value` rows of a `show` command: aligned for people, `name<TAB>value` (escaped) for scripts.
-    func printRows(_ rows: [(String, String)]) throws {
-        if try outputFormat() != .table {
-            for r in rows { line(r.0 + "\t" + RecordText.escape(r.1)) }
-        } else {
-            let width = rows.map(\.0.count).max() ?? 0
-            for r in rows { line(r.0.padding(toLength: width + 2, withPad: " ", startingAt: 0) + r.1) }
-        }
-    }
-
     /// A note on stderr, silenced by -q.
     func note(_ s: String) { if !quiet { terminal.writeErr("ck: " + s + "\n") } }
 

@@ -34,9 +34,7 @@ enum ManCommand {
         } catch {
             throw CKError(.invalidArguments, "cannot write manual pages into '\(dir)': \(error.localizedDescription)")
         }
-        let files = pages.map { base + "/" + $0.fileName }
-        try inv.report(.object(["files": .array(files.map { .string($0) })]), plain: files.joined(separator: "\n"),
-                       table: "Wrote \(files.count) manual pages to \(base)")
+        try inv.emit(Written(files: pages.map { base + "/" + $0.fileName }, directory: base))
         return ExitCode.success
     }
 }

@@ -42,23 +42,7 @@ enum NotificationCommand {
             try Names.validateDeviceName(device)
             list = list.filter { $0.deviceID != device }
         }
-        let response = NotificationsResponse(notifications: list)
-        switch try inv.outputFormat() {
-        case .json, .jsonl: try inv.printJSON(response.json, lines: response.jsonLines)
-        case .name: for n in list { inv.line(n.notificationID) }
-        case .plain:
-            var t = Table([])
-            for n in list { t.add([n.notificationID, n.kind.rawValue, what(n), n.deviceID, n.subscriptionID, n.read ? "read" : "unread"]) }
-            inv.out(t.plain())
-        case .table:
-            if list.isEmpty { try inv.noteEmpty("no notifications"); return ExitCode.success }
-            var t = Table(["ID", "TIME", "TYPE", "WHAT", "FROM", "SUBSCRIPTION", "READ"])
-            for n in list {
-                t.add([n.notificationID, ISO8601.format(milliseconds: n.time), n.kind.rawValue, what(n), n.deviceID, n.subscriptionID,
-                       n.read ? "yes" : "no"])
-            }
-            inv.out(t.aligned(width: inv.terminal.width))
-        }
+        try inv.emit(List(notifications: list, width: inv.terminal.width))
         return ExitCode.success
     }
 
@@ -67,13 +51,7 @@ enum NotificationCommand {
         guard all != !inv.positionals.isEmpty else {
             throw UsageError("give notification IDs or --all (not both)", command: inv.command.path)
         }
-        let marked = try inv.database().markNotificationsRead(all ? nil : inv.positionals)
-        let response = NotificationsMarkedRead(notificationIDs: marked)
-        switch try inv.outputFormat() {
-        case .json, .jsonl: try inv.printJSON(response.json, lines: response.jsonLines)
-        case .plain, .name: for id in marked { inv.line(id) }
-        case .table: inv.line("Marked \(marked.count) notification\(marked.count == 1 ? "" : "s") read")
-        }
+        try inv.emit(MarkedRead(ids: try inv.database().markNotificationsRead(all ? nil : inv.positionals)))
         return ExitCode.success
     }
 }

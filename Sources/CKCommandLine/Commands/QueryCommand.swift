@@ -87,80 +87,21 @@ enum QueryCommand {
         var req = try request(inv)
         let db = try inv.database()
         if inv.parsed.flag("explain") { return try explain(req, db: db, inv: inv) }
-        let format = try inv.outputFormat()
-        // json is one document and a table is aligned over all rows: they wait for the last page.
-        let whole = format == .json || format == .table
-        var all: [Record] = []
-        var cursor: String?
+        var output = try inv.stream(Pages(keys: req.desiredKeys, database: db, width: inv.terminal.width))
         repeat {
             let page = try db.query(req, zone: inv.zone)
-            cursor = page.cursor
-            if whole {
-                all += page.records
-            } else if format == .plain {
-                // Written straight from the page, one string for all its lines: wrapping the page in a
-                // RecordsResponse copied every record, and a write per line cost more than the line.
-                var text: [UInt8] = []
-                text.reserveCapacity(512 * page.records.count)
-                for r in page.records {
-                    RecordText.appendPlain(req.desiredKeys == nil ? r : RecordCommand.limited(r, req.desiredKeys), to: &text)
-                    text.append(0x0A)
-                }
-                inv.out(String(decoding: text, as: UTF8.self))
-            } else {
-                try RecordCommand.printResponse(RecordsResponse(query: page.records, continuationMarker: nil, keys: req.desiredKeys), inv, list: true)
-            }
-            req.cursor = cursor
-        } while inv.parsed.flag("all") && cursor != nil
-        if whole {
-            try RecordCommand.printResponse(RecordsResponse(query: all, continuationMarker: format == .json ? cursor : nil, keys: req.desiredKeys),
-                                            inv, list: true)
-        }
-        if let cursor, format != .json { inv.note("more results: --cursor \(cursor)") }
+            output.add(page)
+            req.cursor = page.cursor
+        } while inv.parsed.flag("all") && req.cursor != nil
+        output.finish()
         return ExitCode.success
     }
 
     static func explain(_ req: QueryRequest, db: CKDatabase, inv: Invocation) throws -> Int32 {
         let text = req.predicate ?? ""
         let tree = text.isEmpty ? PredicateNode.constant(true, column: 1) : try PredicateParser.parse(text, arguments: req.arguments)
-        let plan = try db.plan(req)
-        let sortText: [String] = plan.sort.map { s in
-            switch s.kind {
-            case .field(let f, let asc): return "\(f) \(asc ? "ascending" : "descending")"
-            case .distance(let f, let l): return "\(f) by distance from \(l.latitude),\(l.longitude)"
-            }
-        }
-        switch try inv.outputFormat() {
-        case .json, .jsonl:
-            let j = JSON.object([
-                "recordType": .string(plan.recordType), "predicate": .string(text.isEmpty ? "TRUEPREDICATE" : text),
-                "tree": .array(tree.treeLines().map { .string($0) }),
-                "arguments": .array(req.arguments.map { .string($0) }),
-                "filters": .array(plan.filters.map { f in .object(["field": .string(f.field), "comparator": .string(f.comparator.rawValue),
-                                                                   "value": .string(f.value.literal), "type": .string(f.value.typeName)]) }),
-                "matchesNothing": .bool(plan.matchesNothing),
-                "sort": .array(sortText.map { .string($0) }),
-                "indexes": .array(plan.requiredIndexes.map { .string("\($0.field) \($0.index)") }),
-            ])
-            inv.line(try inv.outputFormat() == .json ? j.pretty() : j.serialized())
-        case .name:
-            throw UsageError("--explain prints no names; use -o plain or -o json", command: inv.command.path)
-        case .plain, .table:
-            inv.line("record type: \(plan.recordType) (\(try inv.environment().rawValue))")
-            inv.line("predicate:   \(text.isEmpty ? "TRUEPREDICATE" : text)")
-            inv.line("parsed:")
-            for l in tree.treeLines(indent: "  ") { inv.line(l) }
-            inv.line("filters (all must match):")
-            if plan.matchesNothing { inv.line("  FALSEPREDICATE: nothing matches") }
-            if plan.filters.isEmpty && !plan.matchesNothing { inv.line("  none: every record of the type") }
-            for (i, f) in plan.filters.enumerated() { inv.line("  \(i + 1). \(f.summary)") }
-            if !sortText.isEmpty {
-                inv.line("sort:")
-                for s in sortText { inv.line("  \(s)") }
-            }
-            inv.line("indexes needed:")
-            for i in plan.requiredIndexes { inv.line("  \(i.field) \(i.index)") }
-        }
+        try inv.emit(Explain(plan: try db.plan(req), predicate: text.isEmpty ? "TRUEPREDICATE" : text, tree: tree,
+                             arguments: req.arguments, environment: try inv.environment()))
         return ExitCode.success
     }
 }

@@ -9,68 +9,9 @@ enum RecordCommand {
                    ("ck record fetch note-1 -o json", "Fetch a record as JSON.")],
         subcommands: [RecordSaveCommand.spec, RecordFetchCommand.spec, RecordDeleteCommand.spec])
 
-    /// Prints the results of a save, fetch or delete in request order (see `printResponse`).
-    static func printResults(_ results: [RecordResult], _ inv: Invocation, keys: [String]? = nil, list: Bool = false) throws {
-        try printResponse(RecordsResponse(results: results, keys: keys), inv, list: list)
-    }
-
-    /// Prints a records response: its Web Services JSON, plain lines, names, or for people one block for a single
-    /// record (unless `list`) and otherwise a table of one row per record. Failures print nowhere here: the
-    /// command ends with them as its error. `page` limits the table's rows (the caller says how many were left out).
-    static func printResponse(_ response: RecordsResponse, _ inv: Invocation, list: Bool, page: Int? = nil) throws {
-        switch try inv.outputFormat() {
-        case .json, .jsonl:
-            let db = try assetDatabase(response.records.compactMap { item in
-                if case .record(let r) = item { return r }
-                return nil
-            }, inv)
-            try inv.printJSON(response.json(database: db), lines: response.jsonLines(database: db))
-        case .plain:
-            for item in response.records {
-                switch item {
-                case .record(let r): inv.line(RecordText.plain(limited(r, response.keys)))
-                case .deleted(let name, let type, _): inv.line(RecordText.plainDeleted(name, type))
-                }
-            }
-        case .name:
-            for item in response.records { inv.line(item.recordName) }
-        case .table:
-            if response.records.isEmpty {
-                if response.errors.isEmpty { try inv.noteEmpty("no records") }
-                return
-            }
-            if !list, response.records.count == 1, case .record(let r)? = response.records.first {
-                inv.line(RecordText.table(r, keys: response.keys))
-                return
-            }
-            let deletions = response.records.compactMap { item -> String? in
-                guard case .deleted(let name, let type, let cascade) = item else { return nil }
-                return "Deleted \(type) \(name)" + (cascade ? " (DELETE_SELF reference to a deleted record)" : "")
-            }
-            if !list, deletions.count == response.records.count {
-                for d in deletions { inv.line(d) }
-                return
-            }
-            inv.out(table(response, page: page, width: inv.terminal.width))
-        }
-    }
-
-    /// One row per record: name, type, change tag, zone (when they span zones), and the fields summarised.
-    static func table(_ response: RecordsResponse, page: Int?, width: Int?) -> String {
-        var zones = Set<String>()
-        for case .record(let r) in response.records { zones.insert(r.zoneID.zoneName) }
-        let showZone = zones.count > 1
-        var t = Table(["NAME", "TYPE", "TAG"] + (showZone ? ["ZONE"] : []) + ["FIELDS"])
-        for item in response.records.prefix(page ?? response.records.count) {
-            switch item {
-            case .record(let r):
-                t.add([r.recordName, r.recordType, r.changeTag] + (showZone ? [r.zoneID.zoneName] : [])
-                      + [RecordText.fieldSummary(limited(r, response.keys).fields)])
-            case .deleted(let name, let type, let cascade):
-                t.add([name, type, "-"] + (showZone ? ["-"] : []) + [cascade ? "(deleted by a DELETE_SELF reference)" : "(deleted)"])
-            }
-        }
-        return t.aligned(width: width)
+    /// Prints the results of a save, fetch or delete in request order (see `Records`).
+    static func printResults(_ results: [RecordResult], _ inv: Invocation, database: CKDatabase, keys: [String]? = nil) throws {
+        try inv.emit(Records(results, keys: keys, database: database, width: inv.terminal.width))
     }
 
     /// One record's response dictionary, for commands that print a record outside a `RecordsResponse` (cktool's).

@@ -40,7 +40,7 @@ enum RecordDeleteCommand {
         var results: [RecordResult] = []
         try db.modify(requests: RecordSaveCommand.chunks(ops, inv: inv), zone: inv.zone, atomic: try RecordCommand.atomic(inv)) { results += $0.results }
         let failures = results.compactMap { r in r.error.map { CKError.ItemFailure(id: r.recordName, error: $0) } }
-        try RecordCommand.printResults(results, inv)
+        try RecordCommand.printResults(results, inv, database: db)
         if let e = RecordCommand.failure(failures, total: names.count, verb: "delete") { throw e }
         return ExitCode.success
     }
@@ -56,12 +56,12 @@ enum RecordDeleteCommand {
         let matches = try db.allMatches(request, zone: inv.zone)
         let type = request.recordType
         if inv.parsed.flag("dry-run") {
-            try RecordCommand.printResults(matches.map { .saved($0) }, inv)
+            try RecordCommand.printResults(matches.map { .saved($0) }, inv, database: db)
             inv.note("dry run: \(count(matches.count, type)) would be deleted; nothing deleted")
             return ExitCode.success
         }
         guard !matches.isEmpty else {
-            try RecordCommand.printResults([], inv)
+            try RecordCommand.printResults([], inv, database: db)
             inv.note("no \(type) records match; nothing deleted")
             return ExitCode.success
         }
@@ -73,7 +73,7 @@ enum RecordDeleteCommand {
         var results: [RecordResult] = []
         try db.deleteListed(matches, zone: inv.zone) { results += $0.results }
         let failures = results.compactMap { r in r.error.map { CKError.ItemFailure(id: r.recordName, error: $0) } }
-        try RecordCommand.printResults(results, inv)
+        try RecordCommand.printResults(results, inv, database: db)
         if let e = RecordCommand.failure(failures, total: matches.count, verb: "delete") { throw e }
         return ExitCode.success
     }

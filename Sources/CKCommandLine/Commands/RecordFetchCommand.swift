@@ -12,9 +12,10 @@ enum RecordFetchCommand {
 
     static func run(_ inv: Invocation) throws -> Int32 {
         guard !inv.positionals.isEmpty else { throw UsageError("expected at least one record name", command: inv.command.path) }
-        let results = try inv.database().fetch(inv.positionals, zone: inv.zone)
+        let db = try inv.database()
+        let results = try db.fetch(inv.positionals, zone: inv.zone)
         let failures = results.compactMap { r in r.error.map { CKError.ItemFailure(id: r.recordName, error: $0) } }
-        try RecordCommand.printResults(results, inv, keys: RecordCommand.keys(inv))
+        try RecordCommand.printResults(results, inv, database: db, keys: RecordCommand.keys(inv))
         if let e = RecordCommand.failure(failures, total: results.count, verb: "fetch") { throw e }
         return ExitCode.success
     }

@@ -276,38 +276,24 @@ enum RecordSaveCommand {
     /// list; on a terminal (no -o, stdout a tty) it prints a summary and at most a page of rows.
     static func finish<S: Sequence>(_ db: CKDatabase, requests: S, inv: Invocation, total: Int, atomic: Bool = false,
                                     batch: Bool = false, stagedAssets: [String: [UInt8]] = [:]) throws -> Int32 where S.Element == [RecordOperation] {
-        let format = try inv.outputFormat()
-        let keys = RecordCommand.keys(inv)
-        // json is one document and a table is aligned over all rows: both wait for the end; the others stream.
-        let whole = format == .json || format == .table
+        var output = try inv.stream(Results(keys: RecordCommand.keys(inv), database: db, width: inv.terminal.width, batch: batch,
+                                            page: batch && inv.onTerminal ? max(inv.terminal.height - 4, 5) : nil))
         var failures: [CKError.ItemFailure] = []
-        var kept: [RecordResult] = []
         // Results print only once synced: what ck prints as saved is on disk.
         var held = inv.holdOutput()
-        var printError: Error? = nil
         var done = 0
         let progress = Progress(inv, total: total, verb: "saved")
         try db.modify(requests: requests, zone: inv.zone, atomic: atomic, stagedAssets: stagedAssets, durable: {
-            if !whole { inv.release(held); held = inv.holdOutput() }
+            inv.release(held)
+            held = inv.holdOutput()
         }) { result in
             done += result.results.count
             progress.update(done)
             failures += result.failures
-            if whole {
-                kept += result.results
-            } else {
-                do { try RecordCommand.printResults(result.results, inv, keys: keys) } catch { printError = error }
-            }
+            output.add(result.results)
         }
         progress.finish()
-        if let printError { throw printError }
-        if format == .table && batch {
-            let page = inv.onTerminal ? max(inv.terminal.height - 4, 5) : nil
-            try RecordCommand.printResponse(RecordsResponse(results: kept, keys: keys), inv, list: true, page: page)
-            inv.line(summary(kept, shown: page))
-        } else if !kept.isEmpty || format == .json {
-            try RecordCommand.printResults(kept, inv, keys: keys)
-        }
+        output.finish()
         inv.release(held)
         if let e = RecordCommand.failure(failures, total: total, verb: "save") {
             if failures.contains(where: { $0.error.code == .batchRequestFailed }) {

@@ -89,8 +89,7 @@ enum SubscriptionCommand {
     static func save(_ sub: Subscription, _ inv: Invocation) throws -> Int32 {
         let (saved, replaced) = try inv.database().saveSubscriptionReplacing(sub)
         if replaced { inv.note("subscription '\(saved.subscriptionID)' already existed; replaced, as CloudKit's save replaces it") }
-        try inv.report(saved.json, plain: saved.subscriptionID,
-                       table: "\(replaced ? "Replaced" : "Created") \(saved.kind.name) subscription \(saved.subscriptionID): \(watches(saved))")
+        try inv.emit(Saved(subscription: saved, replaced: replaced))
         return ExitCode.success
     }
 
@@ -112,40 +111,12 @@ enum SubscriptionCommand {
 
     static func list(_ inv: Invocation) throws -> Int32 {
         guard inv.positionals.isEmpty else { throw UsageError("list takes no arguments", command: inv.command.path) }
-        let subs = try inv.database().subscriptions()
-        let response = SubscriptionsResponse(subscriptions: subs)
-        switch try inv.outputFormat() {
-        case .json, .jsonl: try inv.printJSON(response.json, lines: response.jsonLines)
-        case .name: for s in subs { inv.line(s.subscriptionID) }
-        case .plain:
-            var t = Table([])
-            for s in subs { t.add([s.subscriptionID, s.kind.name, watches(s)]) }
-            inv.out(t.plain())
-        case .table:
-            if subs.isEmpty { try inv.noteEmpty("no subscriptions in the \(try inv.scope().rawValue) database"); return ExitCode.success }
-            var t = Table(["ID", "KIND", "WATCHES"])
-            for s in subs { t.add([s.subscriptionID, s.kind.name, watches(s)]) }
-            inv.out(t.aligned(width: inv.terminal.width))
-        }
+        try inv.emit(List(subscriptions: try inv.database().subscriptions(), database: try inv.scope(), width: inv.terminal.width))
         return ExitCode.success
     }
 
     static func show(_ inv: Invocation) throws -> Int32 {
-        let s = try inv.database().subscription(try inv.single("subscription ID"))
-        switch try inv.outputFormat() {
-        case .json, .jsonl: try inv.printJSON(s.json, lines: [s.json])
-        case .name: inv.line(s.subscriptionID)
-        case .plain, .table:
-            let info = s.notificationInfo
-            var rows: [(String, String)] = [("id", s.subscriptionID), ("kind", s.kind.name), ("database", s.database.rawValue),
-                                            ("owner", s.ownerRecordName), ("watches", watches(s))]
-            if let a = info.alertBody { rows.append(("alert", a)) }
-            if info.shouldBadge { rows.append(("badge", "yes")) }
-            if info.shouldSendContentAvailable { rows.append(("content", "available")) }
-            if !info.desiredKeys.isEmpty { rows.append(("desired keys", info.desiredKeys.joined(separator: ","))) }
-            rows.append(("created", ISO8601.format(milliseconds: s.created)))
-            try inv.printRows(rows)
-        }
+        try inv.emit(Show(subscription: try inv.database().subscription(try inv.single("subscription ID"))))
         return ExitCode.success
     }
 
@@ -167,13 +138,7 @@ enum SubscriptionCommand {
                 failures.append(.init(id: id, error: error))
             }
         }
-        let response = SubscriptionDeletions(deleted: deleted, errors: failures)
-        switch try inv.outputFormat() {
-        case .json, .jsonl: try inv.printJSON(response.json, lines: response.jsonLines)
-        case .name: for id in deleted { inv.line(id) }
-        case .plain: for id in deleted { inv.line(id + "\tdeleted") }
-        case .table: for id in deleted { inv.line("Deleted subscription \(id)") }
-        }
+        try inv.emit(Deleted(response: SubscriptionDeletions(deleted: deleted, errors: failures)))
         if let only = failures.first, ids.count == 1 { throw only.error }
         if !failures.isEmpty {
             throw CKError(.partialFailure, "Failed to delete \(failures.count) of \(ids.count) subscriptions", items: failures)

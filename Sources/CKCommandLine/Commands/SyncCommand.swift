@@ -51,16 +51,16 @@ enum SyncCommand {
         bar?.finish()
         // A sync the server stopped (throttled past --max-wait, the account) reports what it did, then fails.
         if let stopped = report.stopped {
-            try print(report, inv)
+            try inv.emit(Report(report: report))
             throw stopped
         }
         // The device's key-value store syncs too, after the records.
         let kv: KVSyncReport
         do { kv = try KeyValueSync(device: device).sync() } catch {
-            try print(report, inv)
+            try inv.emit(Report(report: report))
             throw error
         }
-        try print(report, inv, kv: kv)
+        try inv.emit(Report(report: report, keyValue: kv))
         if !report.kept.isEmpty {
             throw CKError(.partialFailure, "\(report.kept.count) edit\(report.kept.count == 1 ? "" : "s") stay pending on device '\(name)'",
                           hint: "fix the cause and run 'ck sync \(name)' again; 'ck device show \(name)' counts what is pending",
@@ -75,56 +75,6 @@ enum SyncCommand {
         var parts = m.mergedKeys
         parts += m.conflicts.map { "\($0.key) (conflict, \($0.winner.rawValue) won)" }
         return parts.isEmpty ? "server record kept" : parts.joined(separator: ", ")
-    }
-
-    /// Prints the report; `kv`, when given, adds the key-value sync (only when it did something, outside JSON).
-    static func print(_ r: SyncReport, _ inv: Invocation, kv: KVSyncReport? = nil) throws {
-        switch try inv.outputFormat() {
-        case .json, .jsonl: try inv.printJSON(r.json(keyValue: kv), lines: r.jsonLines(keyValue: kv))
-        case .plain, .name:
-            if let a = r.accountChange { inv.line("accountChange\t\(a.from.rawValue)\t\(a.to.rawValue)") }
-            for p in r.pushedSaves { inv.line("pushed\tsave\t\(p.zoneName)\t\(p.recordName)") }
-            for p in r.pushedDeletes { inv.line("pushed\tdelete\t\(p.zoneName)\t\(p.recordName)") }
-            for m in r.merges {
-                let conflicts = m.conflicts.map { "\($0.key)=\($0.winner.rawValue)" }.joined(separator: ",")
-                inv.line("merged\t\(m.zoneName)\t\(m.recordName)\t\(m.mergedKeys.joined(separator: ","))\t\(conflicts)")
-            }
-            for p in r.pulled { inv.line("pulled\t\(p.zoneName)\t\(p.saved)\t\(p.deleted)" + (p.zoneDeleted ? "\tzoneDeleted" : "")) }
-            for z in r.refetched { inv.line("refetched\t\(z)") }
-            for d in r.dropped { inv.line("dropped\t\(d.zoneName)\t\(d.recordName)\t\(RecordText.escape(d.reason))") }
-            for k in r.kept { inv.line("kept\t\(k.zoneName)\t\(k.recordName ?? "-")\t\(k.error.code.name)\t\(RecordText.escape(k.error.reason))") }
-            for t in r.retries { inv.line("retried\t\(t.operation)\t\(t.zoneName ?? "-")\t\(t.code.name)\t\(t.wait)") }
-            for z in r.recreated { inv.line("recreated\t\(z)") }
-            for l in kv.map(KVSyncCommand.plainLines) ?? [] { inv.line(l) }
-        case .table:
-            var zones: [String] = []
-            func note(_ z: String) { if !zones.contains(z) { zones.append(z) } }
-            r.pushedSaves.forEach { note($0.zoneName) }
-            r.pushedDeletes.forEach { note($0.zoneName) }
-            r.pulled.forEach { note($0.zoneName) }
-            r.kept.forEach { note($0.zoneName) }
-            if let a = r.accountChange { inv.line("account changed: \(a.from.rawValue) → \(a.to.rawValue)") }
-            inv.line("Synced \(r.device): pushed \(plural(r.pushedSaves.count, "save")) and \(plural(r.pushedDeletes.count, "delete")), pulled \(plural(r.pulledSaves, "save")) and \(plural(r.pulledDeletes, "delete"))")
-            if !zones.isEmpty {
-                var t = Table(["ZONE", "PUSHED", "PUSHED-DEL", "PULLED", "PULLED-DEL", "KEPT"])
-                for z in zones.sorted() {
-                    let pulled = r.pulled.filter { $0.zoneName == z }
-                    t.add([z + (pulled.contains { $0.zoneDeleted } ? " (deleted)" : ""),
-                           String(r.pushedSaves.filter { $0.zoneName == z }.count),
-                           String(r.pushedDeletes.filter { $0.zoneName == z }.count),
-                           String(pulled.reduce(0) { $0 + $1.saved }), String(pulled.reduce(0) { $0 + $1.deleted }),
-                           String(r.kept.filter { $0.zoneName == z }.count)])
-                }
-                inv.out(t.aligned())
-            }
-            for m in r.merges { inv.line("merged \(m.recordName) in \(m.zoneName): \(mergeText(m))") }
-            for z in r.refetched { inv.line("refetched \(z): its change token had expired") }
-            for d in r.dropped { inv.line("dropped \(d.recordName) in \(d.zoneName): \(d.reason)") }
-            for k in r.kept { inv.line("kept \(k.recordName ?? "edits") in \(k.zoneName): \(k.error.code.name): \(k.error.reason)") }
-            for t in r.retries { inv.line("retried \(t.operation)\(t.zoneName.map { " in \($0)" } ?? "") after \(t.code.name), waiting \(t.wait) seconds") }
-            for z in r.recreated { inv.line("recreated \(z): the zone was gone from the server; uploaded what the device holds") }
-            if let kv, !kv.isEmpty { ([KVSyncCommand.summary(kv)] + KVSyncCommand.detailLines(kv)).forEach { inv.line($0) } }
-        }
     }
 
     static func plural(_ n: Int, _ word: String) -> String { "\(n) \(word)\(n == 1 ? "" : "s")" }

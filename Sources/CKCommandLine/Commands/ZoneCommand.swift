@@ -42,50 +42,20 @@ enum ZoneCommand {
         if inv.parsed.flag("zone-wide-sharing") { caps.formUnion([.sharing, .zoneWideSharing]) }
         let (zone, created) = try inv.database().createZone(zoneName, capabilities: caps)
         if !created { inv.note("zone '\(zoneName)' already exists; saved as CloudKit saves an existing zone: its records and capabilities are kept") }
-        try printZones([zone], inv, verb: created ? "Created zone" : "Zone")
+        try inv.emit(Zones(zones: [zone], verb: created ? "Created zone" : "Zone", width: inv.terminal.width))
         return ExitCode.success
-    }
-
-    static func printZones(_ zones: [Zone], _ inv: Invocation, verb: String? = nil) throws {
-        let response = ZonesResponse(zones: zones)
-        switch try inv.outputFormat() {
-        case .json, .jsonl: try inv.printJSON(response.json, lines: response.jsonLines)
-        case .name: for z in zones { inv.line(z.zoneID.zoneName) }
-        case .plain:
-            var t = Table([])
-            for z in zones { t.add([z.zoneID.zoneName, z.zoneID.ownerRecordName, caps(z)]) }
-            inv.out(t.plain())
-        case .table:
-            if let verb, let z = zones.first, zones.count == 1 {
-                inv.line("\(verb) \(z.zoneID.zoneName) (capabilities: \(caps(z)))")
-                return
-            }
-            var t = Table(["ZONE", "OWNER", "CAPABILITIES"])
-            for z in zones { t.add([z.zoneID.zoneName, z.zoneID.ownerRecordName, caps(z)]) }
-            inv.out(t.aligned(width: inv.terminal.width))
-        }
     }
 
     static func list(_ inv: Invocation) throws -> Int32 {
         guard inv.positionals.isEmpty else { throw UsageError("list takes no arguments", command: inv.command.path) }
-        try printZones(try inv.database().zones(), inv)
+        try inv.emit(Zones(zones: try inv.database().zones(), width: inv.terminal.width))
         return ExitCode.success
     }
 
     static func show(_ inv: Invocation) throws -> Int32 {
         guard inv.positionals.count <= 1 else { throw UsageError("expected at most one zone name", command: inv.command.path) }
         let s = try inv.database().zoneSummary(inv.positionals.first ?? inv.zone)
-        let description = ZoneDescription(zone: s.zone, recordCount: s.recordCount)
-        switch try inv.outputFormat() {
-        case .json, .jsonl: try inv.printJSON(description.json, lines: [description.json])
-        case .name: inv.line(s.zone.zoneID.zoneName)
-        case .plain, .table:
-            var rows: [(String, String)] = [("zone", s.zone.zoneID.zoneName), ("database", s.zone.database.rawValue),
-                                            ("owner", s.zone.zoneID.ownerRecordName), ("capabilities", caps(s.zone)),
-                                            ("records", String(s.recordCount))]
-            if s.zone.created > 0 { rows.append(("created", ISO8601.format(milliseconds: s.zone.created))) }
-            try inv.printRows(rows)
-        }
+        try inv.emit(Show(summary: ZoneDescription(zone: s.zone, recordCount: s.recordCount)))
         return ExitCode.success
     }
 
@@ -102,8 +72,7 @@ enum ZoneCommand {
             return ExitCode.failure
         }
         let count = purge ? try db.purgeZone(zoneName) : try db.deleteZone(zoneName)
-        try inv.report(ZoneDeletion(zoneID: summary.zone.zoneID, recordCount: count, purged: purge).json, name: zoneName, plain: zoneName + (purge ? "\tpurged\t" : "\tdeleted\t") + String(count),
-                       table: "\(purge ? "Purged" : "Deleted") zone \(zoneName) and \(count) record\(count == 1 ? "" : "s")")
+        try inv.emit(Deleted(deletion: ZoneDeletion(zoneID: summary.zone.zoneID, recordCount: count, purged: purge)))
         return ExitCode.success
     }
 }

@@ -18,6 +18,8 @@ protocol CommandOutput {
     var notes: [String] { get }
     /// Whether `-o json` prints the document on one line, as `-o jsonl` does (cktool's validate-schema answer).
     var compactJSON: Bool { get }
+    /// What refuses `-o name` though its command prints names (`query --explain`), or nil.
+    var refusesNames: String? { get }
 }
 
 extension CommandOutput {
@@ -26,9 +28,32 @@ extension CommandOutput {
     var table: String { Self.text(plain) }
     var notes: [String] { [] }
     var compactJSON: Bool { false }
+    var refusesNames: String? { nil }
 
     /// Lines as text, each ended by a newline.
     static func text(_ lines: [String]) -> String { lines.map { $0 + "\n" }.joined() }
+
+    /// What the output prints in `format`: its stdout text, and for a table its notes.
+    func rendered(as format: OutputFormat) -> Rendered {
+        switch format {
+        case .json: return Rendered((compactJSON ? json.serialized() : json.pretty()) + "\n")
+        case .jsonl: return Rendered(Self.text(jsonLines.map { $0.serialized() }))
+        case .plain: return Rendered(Self.text(plain))
+        case .name: return Rendered(Self.text(names))
+        case .table: return Rendered(table, notes: notes)
+        }
+    }
+}
+
+/// What an output prints in one format: text on stdout, then notes for people on stderr (silenced by -q).
+struct Rendered {
+    var text: String
+    var notes: [String]
+
+    init(_ text: String, notes: [String] = []) {
+        self.text = text
+        self.notes = notes
+    }
 }
 
 /// A result shown as `name value` rows (a `show` command): aligned for people, `name<TAB>value` for scripts.
@@ -63,14 +88,16 @@ extension Invocation {
     /// goes through `out` (held with `holdOutput` until writes are durable); a failed write to stdout is checked
     /// once for every command when ck exits (`CKCommandLineTool.runAndExit`), which then exits non-zero.
     func emit(_ output: some CommandOutput) throws {
-        switch try outputFormat() {
-        case .json: line(output.compactJSON ? output.json.serialized() : output.json.pretty())
-        case .jsonl: for l in output.jsonLines { line(l.serialized()) }
-        case .plain: for l in output.plain { line(l) }
-        case .name: for l in output.names { line(l) }
-        case .table:
-            out(output.table)
-            for n in output.notes { note(n) }
+        let format = try outputFormat()
+        if format == .name, let what = output.refusesNames {
+            throw UsageError("\(what) prints no names; use -o plain or -o json", command: command.path)
         }
+        write(output.rendered(as: format))
+    }
+
+    /// Writes rendered output: its text on stdout, its notes on stderr.
+    func write(_ rendered: Rendered) {
+        if !rendered.text.isEmpty { out(rendered.text) }
+        for n in rendered.notes { note(n) }
     }
 }

@@ -11,6 +11,9 @@ public enum OutputFormat: String, CaseIterable, Sendable {
     /// Only names, one per line, for xargs.
     case name
 
+    /// json or jsonl: a document rather than text.
+    var isJSON: Bool { self == .json || self == .jsonl }
+
     /// The commands `-o name` works for, and the names they print; the others refuse it as a usage error.
     static let names: [(command: String, prints: String)] = [
         ("ck record save", "record names (saved and deleted)"),

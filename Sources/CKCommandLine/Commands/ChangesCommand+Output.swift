@@ -1,0 +1,115 @@
+import CKCore
+
+extension ChangesCommand {
+    /// `changes zone` a page at a time, byte for byte as one answer holding every change would print: json is the
+    /// `ZoneChangesResponse` document `{"zoneID", "records": [change], "syncToken", "moreComing"}` (its head and tail
+    /// around the records come from the whole answer's own printing); jsonl a change a line and then
+    /// `{"syncToken", "moreComing"}`; plain and name line by line; a table is aligned over every row, so it prints
+    /// at the end.
+    struct ZoneFeed: StreamedOutput {
+        /// Where asset values' `downloadURL`s point (used only for a page with assets).
+        var database: CKDatabase
+        var width: Int?
+        /// The answer so far: zone, the last page's token and moreComing; changes only for a table.
+        private var answer: ZoneChanges?
+        private var written = 0
+
+        init(database: CKDatabase, width: Int?) {
+            self.database = database
+            self.width = width
+        }
+
+        /// A marker string printed where the records go; the document is split around it.
+        private static let marker = "\u{1}records\u{1}"
+
+        /// The json document with `records` left out: the text before and after it.
+        private static func frame(_ c: ZoneChanges) -> (head: String, tail: String) {
+            let whole = JSON.object(["zoneID": c.zoneID.json, "records": .string(marker), "syncToken": .string(c.syncToken),
+                                     "moreComing": .bool(c.moreComing)]).pretty()
+            let placeholder = JSON.string(marker).serialized()
+            guard let r = whole.range(of: placeholder) else { return (whole, "") }
+            return (String(whole[..<r.lowerBound]), String(whole[r.upperBound...]))
+        }
+
+        mutating func add(_ page: ZoneChanges, as format: OutputFormat) -> String {
+            defer {
+                var kept = page
+                kept.changes = format == .table ? (answer?.changes ?? []) + page.changes : []
+                answer = kept
+            }
+            let response = ZoneChangesResponse(page)
+            // Only pages with assets need their downloadURLs.
+            let assets = page.changes.contains { $0.record?.fields.values.contains { $0.type.base == .asset } == true } ? database : nil
+            var text = ""
+            switch format {
+            case .json:
+                for ch in page.changes {
+                    if written == 0 { text += ZoneFeed.frame(page).head + "[" }
+                    text += (written == 0 ? "\n    " : ",\n    ") + response.json(ch, database: assets).pretty(level: 2)
+                    written += 1
+                }
+            case .jsonl:
+                for ch in page.changes { text += response.json(ch, database: assets).serialized() + "\n" }
+            case .name:
+                for ch in page.changes { text += ch.recordName + "\n" }
+            case .plain:
+                for ch in page.changes {
+                    if let r = ch.record { text += "saved\t" + RecordText.plain(r) + "\n" } else { text += "deleted\t\(ch.recordName)\t\(ch.recordType)\n" }
+                }
+            case .table:
+                break
+            }
+            return text
+        }
+
+        /// The end of the answer: its token and moreComing (the last page's).
+        func end(as format: OutputFormat) -> Rendered {
+            guard let c = answer else { return Rendered("") }
+            switch format {
+            case .json:
+                let (head, tail) = ZoneFeed.frame(c)
+                return Rendered((written == 0 ? head + "[]" + tail : "\n  ]" + tail) + "\n")
+            case .jsonl:
+                return Rendered(JSON.object(["syncToken": .string(c.syncToken), "moreComing": .bool(c.moreComing)]).serialized() + "\n")
+            case .name:
+                return Rendered("")
+            case .plain:
+                return Rendered("syncToken\t" + c.syncToken + "\n" + (c.moreComing ? "moreComing\ttrue\n" : ""))
+            case .table:
+                var t = Table(["CHANGE", "RECORD", "TYPE", "TAG", "FIELDS"])
+                for ch in c.changes {
+                    if let r = ch.record {
+                        t.add(["saved", r.recordName, r.recordType, r.changeTag, RecordText.fieldSummary(r.fields)])
+                    } else {
+                        t.add(["deleted", ch.recordName, ch.recordType, "-", ""])
+                    }
+                }
+                return Rendered((c.changes.isEmpty ? "No changes in \(c.zoneID.zoneName).\n" : t.aligned(width: width))
+                                + "syncToken: " + c.syncToken + "\n" + (c.moreComing ? "moreComing: ask again with --since to get the rest\n" : ""))
+            }
+        }
+    }
+
+    /// `changes database`: the `DatabaseChangesResponse` `{"zones": [{"zoneID", "deleted"?, "purged"?}],
+    /// "syncToken", "moreComing"}`; jsonl a zone a line and then the token; plain `change<TAB>zone` lines and
+    /// the token; names the zones.
+    struct Database: CommandOutput {
+        var changes: DatabaseChanges
+
+        private static func kind(_ z: ZoneChange) -> String { z.purged ? "purged" : z.deleted ? "deleted" : "changed" }
+
+        var json: JSON { DatabaseChangesResponse(changes).json }
+        var jsonLines: [JSON] { DatabaseChangesResponse(changes).jsonLines }
+        var names: [String] { changes.zones.map(\.zoneID.zoneName) }
+        var plain: [String] {
+            changes.zones.map { Self.kind($0) + "\t" + $0.zoneID.zoneName } + ["syncToken\t" + changes.syncToken]
+                + (changes.moreComing ? ["moreComing\ttrue"] : [])
+        }
+        var table: String {
+            var t = Table(["CHANGE", "ZONE"])
+            for z in changes.zones { t.add([Self.kind(z), z.zoneID.zoneName]) }
+            return (changes.zones.isEmpty ? "No zone changes.\n" : t.aligned()) + "syncToken: " + changes.syncToken + "\n"
+                + (changes.moreComing ? "moreComing: ask again with --since to get the rest\n" : "")
+        }
+    }
+}

@@ -1,0 +1,28 @@
+import CKCore
+
+extension FixturesCommands {
+    /// `import`: `{"zones", "records", "assets", "users", "subscriptions", "keyValueStores"}` (counts loaded);
+    /// plain `records<TAB>zones<TAB>assets`, for people a sentence.
+    struct Imported: OutcomeOutput {
+        var summary: FixtureSummary
+        /// The container and environment loaded into.
+        var container: String
+        var environment: Environment
+
+        var json: JSON {
+            let s = summary
+            return .object(["zones": .int(Int64(s.zones)), "records": .int(Int64(s.records)), "assets": .int(Int64(s.assets)),
+                            "users": .int(Int64(s.users)), "subscriptions": .int(Int64(s.subscriptions)),
+                            "keyValueStores": .int(Int64(s.keyValueStores))])
+        }
+        var line: String { "\(summary.records)\t\(summary.zones)\t\(summary.assets)" }
+        var sentence: String {
+            let s = summary
+            func count(_ n: Int, _ noun: String) -> String { "\(n) \(noun)\(n == 1 ? "" : "s")" }
+            var parts = [count(s.records, "record"), count(s.zones, "zone")]
+            if s.subscriptions > 0 { parts.append(count(s.subscriptions, "subscription")) }
+            if s.keyValueStores > 0 { parts.append(count(s.keyValueStores, "key-value store")) }
+            return "Imported " + parts.joined(separator: ", ") + " and " + count(s.assets, "asset") + " into \(container) (\(environment.rawValue))"
+        }
+    }
+}
