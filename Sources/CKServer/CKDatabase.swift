@@ -2,13 +2,15 @@ import Foundation
 import CKModel
 import CKStorage
 
-/// One database (public, private or shared) of a container, in one environment, as one user sees it.
-public final class CKDatabase: @unchecked Sendable {
+/// One database (public, private or shared) of a container, in one environment, as one caller sees it. A handle
+/// for one thread at a time, as a connection is (it keeps the environment's opened index and its warnings); make
+/// one per thread or request — they are cheap — and share the `CKStore`, which is Sendable.
+public final class CKDatabase {
     public let container: CKContainer
     public let scope: DatabaseScope
     public let environment: Environment
-    /// Who performs this database's operations.
-    public private(set) var caller: Caller
+    /// Who performs this database's operations: fixed for the handle (a device has a handle of its own).
+    public let caller: Caller
     /// The caller's user name ("" when nobody is signed in).
     public var user: String { caller.userName ?? "" }
     /// The caller's user record name ("" when nobody is signed in: such a caller owns nothing).
@@ -17,10 +19,7 @@ public final class CKDatabase: @unchecked Sendable {
     /// Where the caller's `@file` values are read from (the caller's own reader; none by default).
     public var files = FileSource.none
     /// The device that writes through this database: stamped as `deviceID` in created/modified.
-    public var deviceID: String {
-        get { caller.deviceID }
-        set { caller.deviceID = newValue }
-    }
+    public var deviceID: String { caller.deviceID }
 
     /// CloudKit's limit on operations in one request.
     public static let maxOperationsPerRequest = 200

@@ -1,27 +1,52 @@
 import Foundation
+import Synchronization
 import CKModel
 import CKSchema
 import CKStorage
 
-/// A store root: `ck.json` and the containers under it. The entry point of the emulator.
-public final class CKStore: @unchecked Sendable {
+/// A store root: `ck.json` and the containers under it. The entry point of the emulator. One store may serve many
+/// threads (a server's requests): its settings and warnings are behind a lock.
+public final class CKStore: Sendable {
     /// The container a fresh store starts with, so `ck record save` works with no set-up.
     public static let defaultContainerID = "iCloud.ck.default"
     public static let formatVersion: Int64 = StoreLayout.formatVersion
 
     public let location: StoreLocation
     public var root: String { location.path }
+
+    /// What may change after the store is opened.
+    struct State {
+        var warnings: [Diagnostic] = []
+        var indexEnabled = true
+        var queryDriverLimit = 2000
+        var hooks = PipelineHooks()
+        var now: @Sendable () -> Int64 = { Int64((Date().timeIntervalSince1970 * 1000).rounded(.down)) }
+    }
+    private let state = Mutex(State())
+
     /// Warnings met while reading (torn lines dropped, …); the command line prints them.
-    public private(set) var warnings: [Diagnostic] = []
+    public var warnings: [Diagnostic] { state.withLock { $0.warnings } }
     /// Whether environments keep `.index.sqlite` (off: every read folds whole logs; the answers are the same).
-    public var indexEnabled = true
+    public var indexEnabled: Bool {
+        get { state.withLock { $0.indexEnabled } }
+        set { state.withLock { $0.indexEnabled = newValue } }
+    }
     /// How many index rows a filter may match and still drive a query (read whole, then sorted); above it,
     /// queries walk the sort order. Tests lower it to 0 to check the walk gives the same answers.
-    public var queryDriverLimit = 2000
+    public var queryDriverLimit: Int {
+        get { state.withLock { $0.queryDriverLimit } }
+        set { state.withLock { $0.queryDriverLimit = newValue } }
+    }
     /// The pipeline stages a caller may add (injected faults, quotas); every server operation passes them.
-    public var hooks = PipelineHooks()
+    public var hooks: PipelineHooks {
+        get { state.withLock { $0.hooks } }
+        set { state.withLock { $0.hooks = newValue } }
+    }
     /// A clock that tests may pin; ms since 1970.
-    public var now: () -> Int64 = { Int64((Date().timeIntervalSince1970 * 1000).rounded(.down)) }
+    public var now: @Sendable () -> Int64 {
+        get { state.withLock { $0.now } }
+        set { state.withLock { $0.now = newValue } }
+    }
 
     /// The root's files: ck.json, the lock and the containers' directories.
     package var files: StoreRoot { StoreRoot(path: root) }
@@ -59,8 +84,8 @@ public final class CKStore: @unchecked Sendable {
         return true
     }
 
-    package func warn(_ diagnostic: Diagnostic) { warnings.append(diagnostic) }
-    package func warn(_ diagnostics: [Diagnostic]) { warnings.append(contentsOf: diagnostics) }
+    package func warn(_ diagnostic: Diagnostic) { state.withLock { $0.warnings.append(diagnostic) } }
+    package func warn(_ diagnostics: [Diagnostic]) { state.withLock { $0.warnings.append(contentsOf: diagnostics) } }
 
     private func create() throws(CKError) {
         try files.makeDirectory()
