@@ -234,23 +234,32 @@ enum HelpCommand {
         ${XDG_DATA_HOME:-~/.local/share}/ck (made on first use, with the container
         \(CKStore.defaultContainerID)).
 
-          ck.json                                 format version, current container
-          containers/<id>/container.json          identifier, created, users
-          containers/<id>/<environment>/          development and production
-            schema.json  zones.json               record types; custom zones
-            public/_defaultZone.jsonl             public database log
-            private/<userRecordName>/<zone>.jsonl private database logs
-            assets/<sha256>                       asset bytes
-            subscriptions.json                    subscriptions of every user
-            notifications/<userRecordName>.jsonl  a user's notifications
-          devices/<id>/<environment>/<userRecordName>/<device>.sqlite
-                                                  a device replica ('ck sync')
-
+        \(storeFiles())
         Zone logs are append-only JSON Lines; the latest line for a record wins. Writers
         hold an exclusive lock and fsync before ck reports success. 'ck gc' compacts
         the logs to their live records. See docs/store.md.
 
         """
+    }
+
+    /// The files of a store, from the layout table the man page, doctor and sync read too.
+    static func storeFiles() -> String {
+        let plain: (String) -> String = { text in
+            text.replacingOccurrences(of: "\u{2011}", with: "-").replacingOccurrences(of: "\u{201C}", with: "'")
+                .replacingOccurrences(of: "\u{201D}", with: "'")
+        }
+        return StoreLayout.entries.filter(\.manual).map { "  \($0.shownPath)\n" + wrapped(plain($0.holds), indent: 6) }.joined()
+    }
+
+    /// Words filled into lines of at most 80 columns, each indented by `indent` spaces.
+    static func wrapped(_ text: String, indent: Int) -> String {
+        let pad = String(repeating: " ", count: indent)
+        var out = "", line = pad
+        for word in text.split(separator: " ") {
+            if line.count > indent && line.count + 1 + word.count > 80 { out += line + "\n"; line = pad }
+            line += (line.count > indent ? " " : "") + word
+        }
+        return out + line + "\n"
     }
 
     static func model() -> String {
