@@ -18,11 +18,13 @@ extension EnvironmentStore {
             switch change {
             case .asset(let hash, let bytes): try storeAsset(sha256: hash, bytes: bytes)
             case .schema(let s): try JSONFile.write(schemaPath, s.json)
-            case .records(let a): tails.append(try append(a))
+            case .records(let path, let entries, let tail, let pending):
+                tails.append(try append(path, entries, after: tail, notifications: pending))
             case .syncLog(let path): try FileIO.sync(path)
             case .catalog(let c): try JSONFile.write(zonesPath, c.json)
             case .removeStrayLog(let path): try removeStrayLog(path)
-            case .dropZones(let d): try dropZoneFiles(d)
+            case .dropZones(let operation, let catalog, let logs, let notifications):
+                try dropZoneFiles(operation: operation, catalog: catalog, logs: logs, notifications: notifications)
             case .subscriptions(let file): try file.write(subscriptionsPath)
             case .notificationsRead(let owner, let ids, let at): try NotificationLog.append(notificationsPath(owner), [.read(ids, at: at)])
             case .keyValue(var file): try file.write(keyValuePath(file.userRecordName))
@@ -36,14 +38,15 @@ extension EnvironmentStore {
     }
 
     /// One request's lines: notifications recorded, lines appended (synced later), index in step, notifications delivered.
-    private func append(_ a: ZoneAppend) throws(CKError) -> ZoneLogContents {
-        guard !a.entries.isEmpty else { return a.tail }
-        try a.notifications?.record(self)
-        let spans = try ZoneLog.append(a.path, a.entries, after: a.tail, sync: false)
-        try index()?.appended(a.path, a.entries, spans: spans, after: a.tail)
-        let tail = ZoneLogContents.after(a.tail, spans: spans, count: a.entries.count)
-        try a.notifications?.deliver(self, checkExisting: false)
-        return tail
+    private func append(_ path: String, _ entries: [LogEntry], after tail: ZoneLogContents,
+                        notifications: PendingNotifications?) throws(CKError) -> ZoneLogContents {
+        guard !entries.isEmpty else { return tail }
+        try notifications?.record(self)
+        let spans = try ZoneLog.append(path, entries, after: tail, sync: false)
+        try index()?.appended(path, entries, spans: spans, after: tail)
+        let next = ZoneLogContents.after(tail, spans: spans, count: entries.count)
+        try notifications?.deliver(self, checkExisting: false)
+        return next
     }
 
     /// Builds the replacement's files into a staged environment and swaps them in.

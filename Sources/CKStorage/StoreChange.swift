@@ -8,16 +8,18 @@ package enum StoreChange {
     case asset(sha256: String, bytes: [UInt8])
     /// The environment's schema, whole.
     case schema(Schema)
-    /// One request's lines appended to a zone log, with the notifications they make.
-    case records(ZoneAppend)
+    /// One request's lines appended to a zone log after `tail` (the log as the request found it), with the
+    /// notifications they make: recorded durably before the lines, delivered after them.
+    case records(path: String, entries: [LogEntry], tail: ZoneLogContents, notifications: PendingNotifications?)
     /// Makes lines appended to a zone log durable (a streaming modify syncs every few requests).
     case syncLog(String)
     /// The zone catalog, whole.
     case catalog(ZoneCatalog)
     /// Removes a log no zone owns (left by a delete that was interrupted).
     case removeStrayLog(String)
-    /// Zones dropped: catalog, logs and the owners' notifications change in one intent.
-    case dropZones(ZoneDrop)
+    /// Zones dropped (delete, purge; `operation` names the intent): the new catalog, the logs removed and each
+    /// owner's new notifications change in one intent.
+    case dropZones(operation: String, catalog: ZoneCatalog, logs: [String], notifications: [String: [SubscriptionNotification]])
     /// subscriptions.json, whole.
     case subscriptions(SubscriptionFile)
     /// Notifications marked read in their owner's log (a line appended; nothing is rewritten).
@@ -32,39 +34,6 @@ package enum StoreChange {
     case replaceEnvironment(EnvironmentReplacement)
     /// faults.json, whole (written under `.faults.lock`, which the fault stage holds).
     case faults(JSON)
-}
-
-/// One request's record changes to one zone log.
-package struct ZoneAppend {
-    package let path: String
-    package let entries: [LogEntry]
-    /// The log as the request found it: lines go after its valid length.
-    package let tail: ZoneLogContents
-    /// The notifications the lines make, recorded durably before the lines and delivered after them.
-    package let notifications: PendingNotifications?
-
-    package init(path: String, entries: [LogEntry], tail: ZoneLogContents, notifications: PendingNotifications?) {
-        self.path = path
-        self.entries = entries
-        self.tail = tail
-        self.notifications = notifications
-    }
-}
-
-/// Zones dropped (delete, purge): the new catalog, the logs to remove and each owner's new notifications.
-package struct ZoneDrop {
-    /// The intent's name ("zone delete work").
-    package let operation: String
-    package let catalog: ZoneCatalog
-    package let logs: [String]
-    package let notifications: [String: [SubscriptionNotification]]
-
-    package init(operation: String, catalog: ZoneCatalog, logs: [String], notifications: [String: [SubscriptionNotification]]) {
-        self.operation = operation
-        self.catalog = catalog
-        self.logs = logs
-        self.notifications = notifications
-    }
 }
 
 /// An environment's new data, by names in the environment ("public", "private/<user>", "schema.json", …), built

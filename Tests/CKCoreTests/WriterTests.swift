@@ -72,7 +72,7 @@ import CKTestSupport
         let entry = LogEntry.delete(seq: 99, recordName: "n1", recordType: "Note", at: 0, userRecordName: nil)
         let failed = try env.locked(exclusive: true) { () throws(CKError) -> CKError? in
             do throws(CKError) {
-                try env.apply([.schema(schema), .records(ZoneAppend(path: log, entries: [entry], tail: ZoneLogContents(), notifications: pending)),
+                try env.apply([.schema(schema), .records(path: log, entries: [entry], tail: ZoneLogContents(), notifications: pending),
                                .catalog(ZoneCatalog())])
                 return nil
             } catch { return error }

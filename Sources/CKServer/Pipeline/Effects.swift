@@ -40,7 +40,7 @@ package struct RecordEffects {
             pending = h.prepare(found, schema: schema, logPath: path, at: tail.validLength, entries: entries)
             hook = h
         }
-        changes.append(.records(ZoneAppend(path: path, entries: entries, tail: tail, notifications: pending)))
+        changes.append(.records(path: path, entries: entries, tail: tail, notifications: pending))
         let tails = try db.env.apply(changes)
         unsynced = true
         // Without an index, reads fold the log: the reader learns the lines it has not read.
@@ -96,7 +96,7 @@ extension CKDatabase {
         for (zone, t) in zip(zones, types) {
             byOwner[zone.zoneID.ownerRecordName, default: []] += zoneDeletedNotifications(zone, recordTypes: t, file: file)
         }
-        return .dropZones(ZoneDrop(operation: (purged ? "zone purge " : "zone delete ") + names, catalog: catalog, logs: paths,
-                                   notifications: byOwner))
+        return .dropZones(operation: (purged ? "zone purge " : "zone delete ") + names, catalog: catalog, logs: paths,
+                          notifications: byOwner)
     }
 }
