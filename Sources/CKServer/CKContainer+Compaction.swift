@@ -25,7 +25,7 @@ extension CKContainer {
     package func collectGarbageBody(_ environment: Environment, dryRun: Bool = false,
                                progress: (Int, Int) -> Void = { _, _ in }) throws(CKError) -> GarbageReport {
         let env = environmentStore(environment)
-        return try env.locked(exclusive: true) { () throws(CKError) -> GarbageReport in
+        return try writing(env) { (writes) throws(CKError) -> GarbageReport in
             var report = GarbageReport()
             var catalog = try env.readCatalog()
             // Compaction may drop the highest-numbered line; numbers must never be handed out again.
@@ -83,9 +83,9 @@ extension CKContainer {
                 catalog.zones[i].compactedSeq = r.dropped
                 catalogChanged = true
             }
-            if catalogChanged { try env.writeCatalog(catalog) }
-            for r in rewrites { try env.rewriteLog(r.path, r.bytes) }
-            for hash in orphans { try env.removeAsset(hash) }
+            if catalogChanged { writes.append(.catalog(catalog)) }
+            writes += rewrites.map { .compactedLog(path: $0.path, bytes: $0.bytes) }
+            writes += orphans.map { .removeAsset($0) }
             return report
         }
     }

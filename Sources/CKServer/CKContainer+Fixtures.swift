@@ -208,7 +208,11 @@ extension CKContainer {
         if !problems.isEmpty {
             throw CKError(.invalidArguments, "\(label): \(problems.count) problem\(problems.count == 1 ? "" : "s"); nothing was imported", items: problems)
         }
-        let summary = try db.perform(.fixturesImport, administrator: allUsers) { (state) throws(CKError) -> FixtureSummary in
+        var written = 0
+        let summary = try db.perform(.fixturesImport, administrator: allUsers, progress: { (n) in
+            written += n
+            progress(written, records.count)
+        }) { (state) throws(CKError) -> FixtureSummary in
             // Public records are created as the caller: the document's grants must let it.
             let denied = records.enumerated().compactMap { (i, item) -> CKError.ItemFailure? in
                 guard item.0 == .public, !state.access.allows(.create, type: item.1.recordType, record: nil, schema: schema) else { return nil }
@@ -266,26 +270,19 @@ extension CKContainer {
             let trees = ["public"] + privateTrees
             let staging = trees + ["schema.json", "zones.json"] + (writeSubscriptions ? ["subscriptions.json"] : [])
                 + newAssets.map { env.relative(env.assetPath($0)) } + kvFiles
-            try env.replaceData(operation: "import", staging: staging, remove: notifications + oldKV) { (staged) throws(CKError) in
-                for name in trees { try staged.makeTree(name) }
-                for h in newAssets {
-                    if let bytes = assets[h] { try staged.writeBytes(env.relative(env.assetPath(h)), bytes) }
-                }
-                for file in keyValueStores { try staged.write(file, as: kvDir + "/" + file.userRecordName + ".json") }
-                var written = 0
-                for rel in order {
-                    guard let entries = byLog[rel] else { continue }
-                    try staged.appendLog(rel, entries, chunk: CKDatabase.maxOperationsPerRequest) { (n) in
-                        written += n
-                        progress(written, records.count)
-                    }
-                }
-                try staged.writeSchema(schema)
-                try staged.writeCatalog(catalog)
-                var file = SubscriptionFile()
-                file.subscriptions = oldSubscriptions.filter { !owns($0.ownerRecordName) } + subscriptions
-                try staged.write(file)
-            }
+            var replacement = EnvironmentReplacement(operation: "import", staging: staging)
+            replacement.remove = notifications + oldKV
+            replacement.trees = trees
+            replacement.files = newAssets.compactMap { h in assets[h].map { (env.relative(env.assetPath(h)), $0) } }
+            replacement.keyValue = keyValueStores.map { (kvDir + "/" + $0.userRecordName + ".json", $0) }
+            replacement.logs = order.compactMap { rel in byLog[rel].map { (rel, $0) } }
+            replacement.chunk = CKDatabase.maxOperationsPerRequest
+            replacement.schema = schema
+            replacement.catalog = catalog
+            var file = SubscriptionFile()
+            file.subscriptions = oldSubscriptions.filter { !owns($0.ownerRecordName) } + subscriptions
+            replacement.subscriptions = file
+            state.changes.append(.replaceEnvironment(replacement))
             return FixtureSummary(zones: zones.count, records: records.count, assets: assets.count, users: users.count,
                                   subscriptions: subscriptions.count, keyValueStores: keyValueStores.count)
         }

@@ -16,18 +16,9 @@ extension CKContainer {
         EnvironmentStore(containerDir: dir, environment: e, indexEnabled: store.indexEnabled)
     }
 
-    /// Runs `body` holding development's lock, then production's (always in that order).
-    package func withBothEnvironments<T>(developmentExclusive: Bool, productionExclusive: Bool,
-                                 _ body: (EnvironmentStore, EnvironmentStore) throws(CKError) -> T) throws(CKError) -> T {
-        let dev = environmentStore(.development), prod = environmentStore(.production)
-        return try dev.locked(exclusive: developmentExclusive) { () throws(CKError) -> T in
-            try prod.locked(exclusive: productionExclusive) { () throws(CKError) -> T in try body(dev, prod) }
-        }
-    }
-
     /// The changes that would make `target`'s schema match `source`'s.
     package func schemaDiffBody(from source: Environment = .development, to target: Environment = .production) throws(CKError) -> SchemaDiff {
-        try withBothEnvironments(developmentExclusive: false, productionExclusive: false) { (dev, prod) throws(CKError) -> SchemaDiff in
+        try withBothEnvironments(developmentExclusive: false, productionExclusive: false) { (dev, prod, _) throws(CKError) -> SchemaDiff in
             let s = source == .development ? try dev.readSchema() : try prod.readSchema()
             let t = target == .development ? try dev.readSchema() : try prod.readSchema()
             let changes = t.changes(to: s)
@@ -39,7 +30,7 @@ extension CKContainer {
     /// Returns the changes import would make to development.
     package func validateImportBody(_ schema: Schema, file: String, environment: Environment = .development) throws(CKError) -> [SchemaChange] {
         try requireDevelopmentForImport(environment)
-        return try withBothEnvironments(developmentExclusive: false, productionExclusive: false) { (dev, prod) throws(CKError) -> [SchemaChange] in
+        return try withBothEnvironments(developmentExclusive: false, productionExclusive: false) { (dev, prod, _) throws(CKError) -> [SchemaChange] in
             try check(schema, file: file, production: try prod.readSchema())
             return try dev.readSchema().changes(to: schema)
         }
@@ -49,10 +40,10 @@ extension CKContainer {
     @discardableResult
     package func importSchemaBody(_ schema: Schema, file: String, environment: Environment = .development) throws(CKError) -> [SchemaChange] {
         try requireDevelopmentForImport(environment)
-        return try withBothEnvironments(developmentExclusive: true, productionExclusive: false) { (dev, prod) throws(CKError) -> [SchemaChange] in
+        return try withBothEnvironments(developmentExclusive: true, productionExclusive: false) { (dev, prod, writes) throws(CKError) -> [SchemaChange] in
             try check(schema, file: file, production: try prod.readSchema())
             let changes = try dev.readSchema().changes(to: schema)
-            if !changes.isEmpty { try dev.writeSchema(schema) }
+            if !changes.isEmpty { writes[.development, default: []].append(.schema(schema)) }
             return changes
         }
     }
@@ -80,7 +71,7 @@ extension CKContainer {
     /// Refuses, listing each conflict, when that would remove or retype anything production has.
     @discardableResult
     package func deploySchemaBody(dryRun: Bool = false) throws(CKError) -> [SchemaChange] {
-        try withBothEnvironments(developmentExclusive: false, productionExclusive: !dryRun) { (dev, prod) throws(CKError) -> [SchemaChange] in
+        try withBothEnvironments(developmentExclusive: false, productionExclusive: !dryRun) { (dev, prod, writes) throws(CKError) -> [SchemaChange] in
             let d = try dev.readSchema(), p = try prod.readSchema()
             let changes = p.changes(to: d)
             let conflicts = changes.filter(\.losesData)
@@ -95,7 +86,7 @@ extension CKContainer {
             if !dryRun && !applied.isEmpty {
                 var merged = d
                 for r in p.roles where !merged.roles.contains(r) { merged.roles.append(r) }
-                try prod.writeSchema(merged)
+                writes[.production, default: []].append(.schema(merged))
             }
             return applied
         }
@@ -105,7 +96,7 @@ extension CKContainer {
     /// Returns the number of records deleted.
     @discardableResult
     package func resetDevelopmentBody() throws(CKError) -> Int {
-        try withBothEnvironments(developmentExclusive: true, productionExclusive: false) { (dev, prod) throws(CKError) -> Int in
+        try withBothEnvironments(developmentExclusive: true, productionExclusive: false) { (dev, prod, writes) throws(CKError) -> Int in
             let production = try prod.readSchema()
             var catalog = try dev.readCatalog()
             var deleted = 0
@@ -119,12 +110,11 @@ extension CKContainer {
             try owner.recordDropped(catalog.zones, catalog: &catalog)
             catalog.lastSeq = try dev.highestSeq(catalog: catalog) + 1
             // All of development's data goes in one all-or-nothing swap.
-            try dev.replaceData(operation: "schema reset", staging: ["public", "private", "assets", "schema.json", "zones.json"],
-                                remove: []) { (staged) throws(CKError) in
-                for n in ["public", "private", "assets"] { try staged.makeTree(n) }
-                try staged.writeSchema(production)
-                try staged.writeCatalog(catalog)
-            }
+            var replacement = EnvironmentReplacement(operation: "schema reset", staging: ["public", "private", "assets", "schema.json", "zones.json"])
+            replacement.trees = ["public", "private", "assets"]
+            replacement.schema = production
+            replacement.catalog = catalog
+            writes[.development, default: []].append(.replaceEnvironment(replacement))
             return deleted
         }
     }
@@ -138,7 +128,7 @@ extension CKContainer {
                           hint: "edit them in development and run 'ck schema deploy'")
         }
         let dev = environmentStore(.development)
-        return try dev.locked(exclusive: true) { () throws(CKError) -> SchemaChange? in
+        return try writing(dev) { (writes) throws(CKError) -> SchemaChange? in
             var schema = try dev.readSchema()
             guard var t = schema.recordTypes[recordType] else {
                 let close = Names.closest(to: recordType, among: Array(schema.recordTypes.keys)).map { "did you mean '\($0)'? Otherwise " } ?? ""
@@ -171,7 +161,7 @@ extension CKContainer {
             }
             schema.recordTypes[recordType] = t
             try schema.validateIndexes(file: "\(recordType).\(field)")
-            try dev.writeSchema(schema)
+            writes.append(.schema(schema))
             return .changeIndexes(type: recordType, field: field, from: old, to: new)
         }
     }

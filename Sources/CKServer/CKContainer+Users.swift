@@ -93,11 +93,6 @@ extension CKContainer {
         try updateInfo { (o) throws(CKError) in try updateUser(name, in: &o, create: create, change) }
     }
 
-    /// Rewrites container.json under the store lock; nothing is written when `change` leaves it as it was.
-    package func updateInfo(_ change: (inout [String: JSON]) throws(CKError) -> Void) throws(CKError) {
-        try infoFile.update(lockPath: store.files.lockPath, missing: { missing }, change)
-    }
-
     private func updateUser(_ name: String, in o: inout [String: JSON], create: Bool,
                             _ change: (inout [String: JSON]) throws(CKError) -> Void) throws(CKError) {
         var users = o["users"]?.objectValue ?? [:]

@@ -23,7 +23,7 @@ extension CKDatabase {
     /// An unknown ID fails the call and nothing is marked.
     @discardableResult
     public func markNotificationsRead(_ ids: [String]?) throws(CKError) -> [String] {
-        try perform(.notificationRead) { (_) throws(CKError) -> [String] in
+        try perform(.notificationRead) { (state) throws(CKError) -> [String] in
             let list = try readNotifications()
             let known = Set(list.map(\.notificationID))
             if let ids, let missing = ids.first(where: { !known.contains($0) }) {
@@ -35,7 +35,7 @@ extension CKDatabase {
             let marked = list.filter { !$0.read && (wanted?.contains($0.notificationID) ?? true) }.map(\.notificationID)
                 .filter { seen.insert($0).inserted }
             // Marking appends a line: notifications already acknowledged are never rewritten.
-            if !marked.isEmpty { try NotificationLog.append(env.notificationsPath(userRecordName), [.read(marked, at: store.now())]) }
+            if !marked.isEmpty { state.changes.append(.notificationsRead(owner: userRecordName, ids: marked, at: store.now())) }
             return marked
         }
     }
@@ -203,15 +203,14 @@ package struct NotificationHook {
         return (byOwner, true)
     }
 
-    /// Fires for one request before its log append and records the notifications durably (nil when none fire):
-    /// `PendingNotifications.deliver` after the append writes them, or recovery does after a crash.
+    /// Fires for one request before its log append (nil when none fire): the writer records the notifications
+    /// durably before the append and delivers them after it, or recovery does after a crash.
     package mutating func prepare(_ changes: [Change], schema: Schema, logPath: String, at offset: Int,
-                          entries: [LogEntry]) throws(CKError) -> PendingNotifications? {
+                          entries: [LogEntry]) -> PendingNotifications? {
         let (byOwner, removed) = fire(changes, schema: schema)
         guard !byOwner.isEmpty || removed, let first = entries.first else { return nil }
         let pending = PendingNotifications(log: db.env.relative(logPath), offset: offset, count: entries.count, firstSeq: first.seq,
                                            byOwner: byOwner, subscriptions: removed ? file : nil)
-        try pending.record(db.env)
         return pending
     }
 }

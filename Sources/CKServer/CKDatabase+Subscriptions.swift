@@ -40,7 +40,7 @@ extension CKDatabase {
             let before = file.subscriptions.count
             file.subscriptions.removeAll { SubscriptionFile.key($0) == key }
             file.subscriptions.append(sub)
-            try file.write(env.subscriptionsPath)
+            state.changes.append(.subscriptions(file))
             return file.subscriptions.count == before
         }
         return (sub, replaced)
@@ -63,12 +63,12 @@ extension CKDatabase {
 
     /// Deletes one of this user's subscriptions in this database; unknownItem when there is none.
     public func deleteSubscription(_ id: String) throws(CKError) {
-        try perform(.subscriptionDelete) { (_) throws(CKError) in
+        try perform(.subscriptionDelete) { (state) throws(CKError) in
             var file = try SubscriptionFile.read(env.subscriptionsPath)
             let before = file.subscriptions.count
             file.subscriptions.removeAll { $0.ownerRecordName == userRecordName && $0.database == scope && $0.subscriptionID == id }
             guard file.subscriptions.count < before else { throw notFound(id) }
-            try file.write(env.subscriptionsPath)
+            state.changes.append(.subscriptions(file))
         }
     }
 

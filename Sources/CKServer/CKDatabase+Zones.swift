@@ -58,11 +58,11 @@ extension CKDatabase {
             let seq = try env.highestSeq(catalog: catalog) + 1
             // A log left by a delete that was interrupted belongs to the deleted zone, not this new one.
             let path = env.logPath(database: .private, zone: id)
-            try env.removeStrayLog(path)
+            state.changes.append(.removeStrayLog(path))
             let zone = Zone(zoneID: id, database: .private, capabilities: capabilities, created: store.now(), seq: seq)
             catalog.zones.append(zone)
             catalog.lastSeq = seq
-            try env.writeCatalog(catalog)
+            state.changes.append(.catalog(catalog))
             return (zone, true)
         }
     }
@@ -94,7 +94,7 @@ extension CKDatabase {
             // A zone whose log is broken is not deleted: the user must see and repair it first.
             let count = try env.openZone(env.logPath(database: .private, zone: zone.zoneID)).reader.count()
             var catalog = state.catalog
-            try dropZones([zone], catalog: &catalog, notify: true, purged: kind == .zonePurge)
+            if let drop = try dropZones([zone], catalog: &catalog, notify: true, purged: kind == .zonePurge) { state.changes.append(drop) }
             return count
         }
     }

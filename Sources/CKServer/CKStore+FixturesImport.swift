@@ -16,7 +16,7 @@ extension CKStore {
             scratch.hooks = hooks
             scratch.now = now
             scratch.indexEnabled = indexEnabled
-            try scratch.createContainerFiles(id)
+            try scratch.writingRoot(makeDirectory: true) { (writes) throws(CKError) in writes.append(.createContainer(id: id, created: now())) }
             defer { warn(scratch.warnings) }
             return try CKContainer(store: scratch, identifier: id).importFixtures(doc, into: environment, as: caller, allUsers: allUsers,
                                                                                replace: replace, label: label, progress: progress)

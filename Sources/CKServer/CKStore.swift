@@ -88,17 +88,16 @@ public final class CKStore: Sendable {
     package func warn(_ diagnostics: [Diagnostic]) { state.withLock { $0.warnings.append(contentsOf: diagnostics) } }
 
     private func create() throws(CKError) {
-        try files.makeDirectory()
-        try files.locked(exclusive: true) { () throws(CKError) in
+        try writingRoot(makeDirectory: true) { (writes) throws(CKError) in
             if files.hasConfig { return }
             // A store that lost its ck.json keeps its containers; only an empty one gets the default container.
             var current = try containerIDsBody().first
             if current == nil {
-                try createContainerFiles(CKStore.defaultContainerID)
+                writes.append(.createContainer(id: CKStore.defaultContainerID, created: now()))
                 current = CKStore.defaultContainerID
             }
             // ck.json last: its presence means the store is complete.
-            try files.writeConfig(StoreRoot.config(current: current))
+            writes.append(.config(StoreRoot.config(current: current)))
         }
     }
 
@@ -138,10 +137,10 @@ public final class CKStore: Sendable {
     @discardableResult
     package func createContainerBody(_ id: String, use: Bool = false) throws(CKError) -> Bool {
         try Names.validateContainerID(id)
-        return try files.locked(exclusive: true) { () throws(CKError) -> Bool in
+        return try writingRoot { (writes) throws(CKError) -> Bool in
             let created = !files.hasContainer(id)
-            if created { try createContainerFiles(id) }
-            if use { try setCurrentLocked(id) }
+            if created { writes.append(.createContainer(id: id, created: now())) }
+            if use { writes.append(try settingCurrent(id, created: created)) }
             return created
         }
     }
@@ -158,20 +157,17 @@ public final class CKStore: Sendable {
         return true
     }
 
-    package func createContainerFiles(_ id: String) throws(CKError) {
-        try files.createContainerFiles(id, created: now())
-    }
-
     /// Makes a container current (stored in ck.json).
     package func useContainerBody(_ id: String) throws(CKError) {
-        try files.locked(exclusive: true) { () throws(CKError) in try setCurrentLocked(id) }
+        try writingRoot { (writes) throws(CKError) in writes.append(try settingCurrent(id)) }
     }
 
-    private func setCurrentLocked(_ id: String) throws(CKError) {
-        try requireContainer(id)
+    /// ck.json with `id` current; `created`: the container is made by the same operation.
+    private func settingCurrent(_ id: String, created: Bool = false) throws(CKError) -> RootChange {
+        if !created { try requireContainer(id) }
         var config = try readConfig()
         config["currentContainer"] = .string(id)
-        try files.writeConfig(config)
+        return .config(config)
     }
 
     package func requireContainer(_ id: String) throws(CKError) {
@@ -184,7 +180,7 @@ public final class CKStore: Sendable {
 
     /// Deletes a container and all its data; if it was current, another container (if any) becomes current.
     package func deleteContainerBody(_ id: String) throws(CKError) {
-        try files.locked(exclusive: true) { () throws(CKError) in
+        try writingRoot { (writes) throws(CKError) in
             try files.finishInterrupted()
             try requireContainer(id)
             var config = try readConfig()
@@ -196,7 +192,7 @@ public final class CKStore: Sendable {
                 changed = config
             }
             // Devices are clients of this container only: the layout lists their replicas among its files.
-            try files.deleteContainer(id, config: changed)
+            writes.append(.deleteContainer(id: id, config: changed))
         }
     }
 

@@ -42,12 +42,12 @@ public struct KeyValueStore {
         return file
     }
 
-    /// Runs `body` on the file through the pipeline (exclusive lock) and writes it when `body` says it changed.
+    /// Runs `body` on the file through the pipeline (exclusive lock) and hands it to the writer when `body` says it changed.
     package func update<T>(_ body: (inout KVServerFile) throws(CKError) -> (T, changed: Bool)) throws(CKError) -> T {
-        try database.perform(.keyValueWrite) { (_) throws(CKError) -> T in
+        try database.perform(.keyValueWrite) { (state) throws(CKError) -> T in
             var file = try read()
             let (r, changed) = try body(&file)
-            if changed { try file.write(path) }
+            if changed { state.changes.append(.keyValue(file)) }
             return r
         }
     }

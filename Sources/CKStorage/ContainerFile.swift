@@ -15,19 +15,7 @@ package struct ContainerFile: Sendable {
     /// The file's object; nil when the container does not exist.
     package func read() throws(CKError) -> [String: JSON]? { try JSONFile.readObject(path) }
 
-    package func write(_ o: [String: JSON]) throws(CKError) { try JSONFile.write(path, .object(o)) }
-
-    /// Reads, changes and rewrites the file holding the root lock at `lockPath`; nothing is written when `change`
-    /// leaves it as it was. `missing` is thrown when there is no file.
-    package func update(lockPath: String, missing: () -> CKError,
-                        _ change: (inout [String: JSON]) throws(CKError) -> Void) throws(CKError) {
-        let lock = try FileLock(path: lockPath, exclusive: true)
-        defer { lock.unlock() }
-        guard var o = try read() else { throw missing() }
-        let before = o
-        try change(&o)
-        if JSON.object(before) != JSON.object(o) { try write(o) }
-    }
+    func write(_ o: [String: JSON]) throws(CKError) { try JSONFile.write(path, .object(o)) }
 
     /// The file's shape: a file of another shape is reported with its path, never overwritten.
     package static func check(_ o: [String: JSON], path: String) throws(CKError) {

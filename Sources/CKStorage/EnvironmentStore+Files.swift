@@ -16,9 +16,6 @@ extension EnvironmentStore {
     /// The names of the files in the assets directory.
     package func assetNames() -> [String] { FileIO.list(assetsDir) }
 
-    /// Removes an asset's bytes.
-    package func removeAsset(_ sha256: String) throws(CKError) { try FileIO.removeTree(assetPath(sha256)) }
-
     /// The size of a file of the environment (a zone log); 0 when it is missing.
     package func fileSize(_ path: String) -> Int { FileIO.fileInfo(path)?.size ?? 0 }
 
@@ -31,20 +28,17 @@ extension EnvironmentStore {
     }
 
     /// Replaces a zone log by its compacted lines (atomically) and brings the index in step.
-    package func rewriteLog(_ path: String, _ bytes: [UInt8]) throws(CKError) {
+    func rewriteLog(_ path: String, _ bytes: [UInt8]) throws(CKError) {
         try FileIO.atomicWrite(path, bytes)
         try index()?.sync(path, warnings: &warnings)
     }
 
     /// Removes a log no zone owns (left by a delete that was interrupted) and brings the index in step.
-    package func removeStrayLog(_ path: String) throws(CKError) {
+    func removeStrayLog(_ path: String) throws(CKError) {
         guard FileIO.exists(path) else { return }
         try FileIO.removeTree(path)
         try index()?.sync(path, warnings: &warnings)
     }
-
-    /// Makes lines appended without syncing durable.
-    package func syncLog(_ path: String) throws(CKError) { try FileIO.sync(path) }
 
     /// Reads the records at index rows of one log, opening it once: `body` gets each row's record (nil when the row
     /// no longer names a saved record) and returns whether to go on.

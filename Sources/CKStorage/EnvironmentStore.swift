@@ -93,21 +93,9 @@ package final class EnvironmentStore {
         return try Schema(json: o, path: schemaPath)
     }
 
-    package func writeSchema(_ s: Schema) throws(CKError) { try JSONFile.write(schemaPath, s.json) }
-
     package func readCatalog() throws(CKError) -> ZoneCatalog {
         guard let o = try JSONFile.readObject(zonesPath) else { return ZoneCatalog() }
         return try ZoneCatalog(json: o, path: zonesPath)
-    }
-
-    package func writeCatalog(_ c: ZoneCatalog) throws(CKError) { try JSONFile.write(zonesPath, c.json) }
-
-    /// Writes the catalog and removes a zone log in one all-or-nothing operation (an `Intent`).
-    package func replaceCatalog(_ c: ZoneCatalog, removing logPath: String, operation: String) throws(CKError) {
-        let intent = try Intent(base: dir, operation: operation)
-        try JSONFile.write(intent.stage("zones.json"), c.json)
-        intent.remove(relative(logPath))
-        try intent.commit { () throws(CKError) in try index()?.sync(logPath, warnings: &warnings) }
     }
 
     /// A path below the environment directory, relative to it.
@@ -118,7 +106,7 @@ package final class EnvironmentStore {
     /// Replaces the environment's data whole, as one all-or-nothing operation (import, reset): `build` writes the
     /// new trees and files into the staged environment it is given (names: "public", "private", "schema.json", …);
     /// `remove` lists what goes without a replacement. The index starts again.
-    package func replaceData(operation: String, staging names: [String], remove: [String],
+    func replaceData(operation: String, staging names: [String], remove: [String],
                      build: (StagedEnvironment) throws(CKError) -> Void) throws(CKError) {
         let intent = try Intent(base: dir, operation: operation)
         var staged: [String: String] = [:]
@@ -170,7 +158,7 @@ package final class EnvironmentStore {
     }
 
     /// Stores asset bytes under their SHA-256 (written once; identical content is shared).
-    package func storeAsset(sha256: String, bytes: [UInt8]) throws(CKError) {
+    func storeAsset(sha256: String, bytes: [UInt8]) throws(CKError) {
         try FileIO.makeDirectory(assetsDir)
         let path = assetsDir + "/" + sha256
         if FileIO.exists(path) { return }

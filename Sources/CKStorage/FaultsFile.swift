@@ -22,7 +22,7 @@ package struct FaultsFile: Sendable {
     /// The file's bytes; nil when there is none.
     package func read() throws(CKError) -> [UInt8]? { try FileIO.read(path) }
 
-    package func write(_ json: JSON) throws(CKError) { try JSONFile.write(path, json) }
+    func write(_ json: JSON) throws(CKError) { try JSONFile.write(path, json) }
 
     /// Runs `body` holding `.faults.lock` exclusively; `makeDirectory` first makes the environment's directory
     /// (a fresh environment may not have one).

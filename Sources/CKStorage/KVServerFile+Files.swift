@@ -13,7 +13,7 @@ extension KVServerFile {
         return try KVServerFile(json: json, path: path, text: bytes)
     }
 
-    package mutating func write(_ path: String) throws(CKError) {
+    mutating func write(_ path: String) throws(CKError) {
         if storeID.isEmpty { storeID = UUID().uuidString }
         try FileIO.makeDirectory(PathName.parent(path))
         try JSONFile.write(path, json)

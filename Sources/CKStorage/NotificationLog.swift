@@ -69,7 +69,7 @@ package enum NotificationLog {
     }
 
     /// Appends whole lines and fsyncs them; a torn tail left by a crash is cut first, a missing final newline added.
-    package static func append(_ path: String, _ entries: [Entry]) throws(CKError) {
+    static func append(_ path: String, _ entries: [Entry]) throws(CKError) {
         guard !entries.isEmpty else { return }
         try FileIO.makeDirectory(PathName.parent(path))
         var prefix: [UInt8] = []

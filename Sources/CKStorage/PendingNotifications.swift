@@ -64,11 +64,11 @@ package struct PendingNotifications {
     }
 
     /// Records them durably; call before the request's log append.
-    package func record(_ env: EnvironmentStore) throws(CKError) { try JSONFile.write(PendingNotifications.path(env), json) }
+    func record(_ env: EnvironmentStore) throws(CKError) { try JSONFile.write(PendingNotifications.path(env), json) }
 
     /// Appends them to each owner's log (skipping any already there when `checkExisting`), writes the subscriptions
     /// file, and drops the record. The zone log is synced first: a notification never names a change a crash could lose.
-    package func deliver(_ env: EnvironmentStore, checkExisting: Bool) throws(CKError) {
+    func deliver(_ env: EnvironmentStore, checkExisting: Bool) throws(CKError) {
         try FileIO.sync(env.dir + "/" + log)
         for owner in byOwner.keys.sorted() {
             guard var list = byOwner[owner] else { continue }

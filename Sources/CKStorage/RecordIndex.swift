@@ -149,7 +149,7 @@ package final class RecordIndex {
     }
 
     /// Records entries this process just appended at `spans`, and the log's new state.
-    package func appended(_ logPath: String, _ entries: [LogEntry], spans: [(offset: Int, length: Int)],
+    func appended(_ logPath: String, _ entries: [LogEntry], spans: [(offset: Int, length: Int)],
                   after contents: ZoneLogContents) throws(CKError) {
         let log = try key(logPath)
         let c = ZoneLogContents.after(contents, spans: spans, count: entries.count)

@@ -5,40 +5,40 @@ import CKSchema
 /// The new versions of an environment's files and trees while `EnvironmentStore.replaceData` builds them, by
 /// their names in the environment ("public", "private/<user>", "schema.json", …): nothing is in the store until
 /// the swap commits. A name that was not staged is skipped.
-package struct StagedEnvironment {
+struct StagedEnvironment {
     /// Staged path by name.
-    package let paths: [String: String]
+    let paths: [String: String]
 
     /// Starts an empty tree.
-    package func makeTree(_ name: String) throws(CKError) {
+    func makeTree(_ name: String) throws(CKError) {
         if let p = paths[name] { try FileIO.makeDirectory(p) }
     }
 
-    package func writeJSON(_ name: String, _ json: JSON) throws(CKError) {
+    func writeJSON(_ name: String, _ json: JSON) throws(CKError) {
         if let p = paths[name] { try JSONFile.write(p, json) }
     }
 
-    package func writeBytes(_ name: String, _ bytes: [UInt8]) throws(CKError) {
+    func writeBytes(_ name: String, _ bytes: [UInt8]) throws(CKError) {
         if let p = paths[name] { try FileIO.atomicWrite(p, bytes) }
     }
 
-    package func writeSchema(_ schema: Schema) throws(CKError) { try writeJSON("schema.json", schema.json) }
+    func writeSchema(_ schema: Schema) throws(CKError) { try writeJSON("schema.json", schema.json) }
 
-    package func writeCatalog(_ catalog: ZoneCatalog) throws(CKError) { try writeJSON("zones.json", catalog.json) }
+    func writeCatalog(_ catalog: ZoneCatalog) throws(CKError) { try writeJSON("zones.json", catalog.json) }
 
-    package func write(_ file: SubscriptionFile) throws(CKError) {
+    func write(_ file: SubscriptionFile) throws(CKError) {
         if let p = paths["subscriptions.json"] { try file.write(p) }
     }
 
     /// Writes a user's key-value store at `name`.
-    package func write(_ file: KVServerFile, as name: String) throws(CKError) {
+    func write(_ file: KVServerFile, as name: String) throws(CKError) {
         var file = file
         if let p = paths[name] { try file.write(p) }
     }
 
     /// Appends `entries` to the log at `name` (a path under a staged tree), in requests of at most `chunk` lines;
     /// `written` is told the lines written after each request.
-    package func appendLog(_ name: String, _ entries: [LogEntry], chunk: Int, written: (Int) -> Void) throws(CKError) {
+    func appendLog(_ name: String, _ entries: [LogEntry], chunk: Int, written: (Int) -> Void) throws(CKError) {
         // The staged tree that holds this log: "public", "private" or "private/<owner>" (the deepest staged).
         guard let top = paths.keys.filter({ name.hasPrefix($0 + "/") }).max(by: { $0.count < $1.count }),
               let root = paths[top] else { return }

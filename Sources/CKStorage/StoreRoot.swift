@@ -45,7 +45,7 @@ package struct StoreRoot: Sendable {
     /// ck.json's object; nil when it is missing.
     package func readConfig() throws(CKError) -> [String: JSON]? { try JSONFile.readObject(configPath) }
 
-    package func writeConfig(_ config: [String: JSON]) throws(CKError) { try JSONFile.write(configPath, .object(config)) }
+    func writeConfig(_ config: [String: JSON]) throws(CKError) { try JSONFile.write(configPath, .object(config)) }
 
     /// A fresh ck.json naming `current`.
     package static func config(current: String?) -> [String: JSON] {
@@ -60,7 +60,7 @@ package struct StoreRoot: Sendable {
     }
 
     /// Makes a container's environments (trees, empty schema and zone catalog) and then its container.json.
-    package func createContainerFiles(_ id: String, created: Int64) throws(CKError) {
+    func createContainerFiles(_ id: String, created: Int64) throws(CKError) {
         for env in Environment.allCases {
             let envDir = containerDir(id) + "/" + env.rawValue
             for tree in StoreLayout.environmentTrees { try FileIO.makeDirectory(envDir + "/" + tree) }
@@ -73,7 +73,7 @@ package struct StoreRoot: Sendable {
     /// Removes a container and everything the layout says belongs to it (its devices too), with ck.json replaced
     /// by `config` when given, in one intent: a crash leaves all of them as before or after. Takes each
     /// environment's lock, so no command is inside the container; call with the root lock held.
-    package func deleteContainer(_ id: String, config: [String: JSON]?) throws(CKError) {
+    func deleteContainer(_ id: String, config: [String: JSON]?) throws(CKError) {
         let dir = containerDir(id)
         var envLocks: [FileLock] = []
         for env in Environment.allCases {

@@ -38,5 +38,5 @@ package struct SubscriptionFile {
         return try SubscriptionFile(json: o, path: path)
     }
 
-    package func write(_ path: String) throws(CKError) { try JSONFile.write(path, json) }
+    func write(_ path: String) throws(CKError) { try JSONFile.write(path, json) }
 }

@@ -207,7 +207,7 @@ package enum ZoneLog {
     /// Appends entries as whole lines and fsyncs (unless `sync` is false: the caller syncs before reporting).
     /// Drops a torn tail first; adds a missing newline first. Returns where each line went.
     @discardableResult
-    package static func append(_ path: String, _ entries: [LogEntry], after contents: ZoneLogContents,
+    static func append(_ path: String, _ entries: [LogEntry], after contents: ZoneLogContents,
                        sync: Bool = true) throws(CKError) -> [(offset: Int, length: Int)] {
         if contents.tornBytes > 0 {
             // What is cut was never acknowledged, but whole lines of it are kept where a person can find them.

@@ -104,32 +104,3 @@ package struct FaultBook {
         return nil
     }
 }
-
-/// The fault stage's engine for one environment: consumes rules under `.faults.lock` (see `FaultsFile`).
-package struct FaultEngine {
-    package let file: FaultsFile
-
-    package init(envDir: String) { file = FaultsFile(envDir: envDir) }
-
-    /// The rule that fires at `point`, if any, with the file updated. No file: nothing to do, no lock taken.
-    package func trigger(_ point: FaultPoint) throws(CKError) -> FaultRule? {
-        guard file.exists else { return nil }
-        return try file.locked { () throws(CKError) -> FaultRule? in
-            var book = try FaultBook.read(file)
-            let before = book.rules
-            let hit = book.consume(point)
-            if book.rules != before { try file.write(book.json) }
-            return hit
-        }
-    }
-
-    /// Changes the rules under `.faults.lock` (ck fault add and clear).
-    package func update<T>(_ change: (inout FaultBook) throws(CKError) -> T) throws(CKError) -> T {
-        try file.locked(makeDirectory: true) { () throws(CKError) -> T in
-            var book = try FaultBook.read(file)
-            let out = try change(&book)
-            try file.write(book.json)
-            return out
-        }
-    }
-}

@@ -18,14 +18,18 @@ package struct PipelineState {
     package var quota: QuotaBudget?
     /// An injected networkFailure that lets the operation apply and then loses its response.
     package var lostResponse: CKError?
+    /// The changes the apply stage made, in order: the effects stage hands them to the one writer.
+    package var changes: [StoreChange] = []
 }
 
 extension CKDatabase {
     /// The one entry of every server operation. Stages run in this order: validate → resolve database and zone →
     /// injected faults → permissions → quota → apply → effects. The environment's lock is taken before the zone
-    /// is resolved and held to the end, so what the stages checked is what the operation applies.
+    /// is resolved and held to the end, so what the stages checked is what the operation applies. The apply
+    /// stage returns its changes in `state.changes`; the effects stage hands them to the environment's one writer
+    /// (`progress` is told the lines of a replaced environment as they are written).
     package func perform<T>(_ kind: OperationKind, zone zoneName: String? = nil, administrator: Bool = false,
-                    validate: () throws(CKError) -> Void = {},
+                    validate: () throws(CKError) -> Void = {}, progress: (Int) -> Void = { _ in },
                     _ apply: (inout PipelineState) throws(CKError) -> T) throws(CKError) -> T {
         try validate()
         // One read of container.json per operation: the caller's account status, roles and quota (a user never
@@ -40,7 +44,7 @@ extension CKDatabase {
             let zone = try zoneName.map { (name) throws(CKError) -> Zone in try resolveZone(name, catalog: catalog) }
             let context = OperationContext(kind: kind, caller: caller, container: container.identifier, environment: environment,
                                            database: scope, zone: zone?.zoneID, accountStatus: status)
-            let faults = FaultEngine(envDir: env.dir)
+            let faults = FaultEngine(env)
             var state = PipelineState(context: context, info: info, catalog: catalog, zone: zone, access: access, faults: faults)
             // A record modify checks its rules per request, once it knows whether it saves or deletes.
             if kind != .recordModify { state.lostResponse = try injectFaults(faults, faultPoint(context, ops: FaultRule.ops(of: kind))) }
@@ -49,6 +53,7 @@ extension CKDatabase {
                 if kind == .recordModify && !administrator { state.quota = try quotaBudget(catalog: catalog, info: info) }
             }
             let result = try apply(&state)
+            try env.apply(state.changes, progress: progress)
             if let lost = state.lostResponse { throw lost }
             return result
         }

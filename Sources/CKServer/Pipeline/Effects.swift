@@ -2,8 +2,8 @@ import CKModel
 import CKSchema
 import CKStorage
 
-/// The effects stage for record changes in one zone: asset bytes, schema, log lines, index rows and
-/// notifications are written here and nowhere else, whichever operation made the changes.
+/// The effects stage for record changes in one zone: a request's asset bytes, schema, log lines, index rows and
+/// notifications go to the writer from here, as one list of changes per request, whichever operation made them.
 package struct RecordEffects {
     package let db: CKDatabase
     package let zone: Zone
@@ -23,37 +23,34 @@ package struct RecordEffects {
         hook = h?.isEmpty == false ? h : nil
     }
 
-    /// Writes one request's changes. Schema first: a crash after it leaves a field with no records, never a
-    /// record the schema lacks. The lines are synced before notifications name them.
+    /// Hands one request's changes to the writer, in the order it keeps: asset bytes and schema first (a crash
+    /// after them leaves a field with no records, never a record the schema lacks), then the lines with the
+    /// notifications they make (recorded durably before the lines, delivered after them).
     package mutating func commit(_ entries: [LogEntry], schema: Schema, schemaChanged: Bool, assets: [String: [UInt8]]) throws(CKError) {
         guard !entries.isEmpty else { return }
+        var changes: [StoreChange] = []
         for hash in assets.keys.sorted() {
-            if let bytes = assets[hash] { try db.env.storeAsset(sha256: hash, bytes: bytes) }
+            if let bytes = assets[hash] { changes.append(.asset(sha256: hash, bytes: bytes)) }
         }
-        if schemaChanged { try db.env.writeSchema(schema) }
+        if schemaChanged { changes.append(.schema(schema)) }
         // Read before the log moves on: a change's "before" record is what the reader sees now.
-        let changes = try hook.map { (h) throws(CKError) -> [NotificationHook.Change] in try h.changes(entries, reader: reader) } ?? []
-        // The notifications are recorded durably before the lines they name: a crash between the two is
-        // finished by the next writer (delivered, or dropped if the lines never made it).
+        let found = try hook.map { (h) throws(CKError) -> [NotificationHook.Change] in try h.changes(entries, reader: reader) } ?? []
         var pending: PendingNotifications? = nil
-        if !changes.isEmpty, var h = hook {
-            pending = try h.prepare(changes, schema: schema, logPath: path, at: tail.validLength, entries: entries)
+        if !found.isEmpty, var h = hook {
+            pending = h.prepare(found, schema: schema, logPath: path, at: tail.validLength, entries: entries)
             hook = h
         }
-        let spans = try ZoneLog.append(path, entries, after: tail, sync: false)
+        changes.append(.records(path: path, entries: entries, tail: tail, notifications: pending))
+        let tails = try db.env.apply(changes)
         unsynced = true
-        if let index = try db.env.index() {
-            try index.appended(path, entries, spans: spans, after: tail)
-        } else if let folded = reader as? FoldedZone {
-            reader = folded.applying(entries)
-        }
-        tail = ZoneLogContents.after(tail, spans: spans, count: entries.count)
-        try pending?.deliver(db.env, checkExisting: false)
+        // Without an index, reads fold the log: the reader learns the lines it has not read.
+        if !db.env.indexEnabled, let folded = reader as? FoldedZone { reader = folded.applying(entries) }
+        tail = tails.last ?? tail
     }
 
     /// Makes what was appended durable.
     package mutating func sync() throws(CKError) {
-        if unsynced { try db.env.syncLog(path) }
+        if unsynced { try db.env.apply([.syncLog(path)]) }
         unsynced = false
     }
 }
@@ -83,12 +80,12 @@ extension CKDatabase {
         return types
     }
 
-    /// The effects stage for dropped zones (a zone delete; reset and import drop theirs inside their own swap):
-    /// the catalog and the logs change together in one intent, so a crash leaves each zone whole or deleted;
-    /// then the index forgets the logs and the owners' database subscriptions fire. Call with the exclusive lock held.
+    /// The change of dropped zones (a zone delete; reset and import drop theirs inside their own swap): the writer
+    /// changes the catalog and the logs together in one intent, so a crash leaves each zone whole or deleted; then
+    /// the index forgets the logs and the owners' database subscriptions fire. Call with the exclusive lock held.
     /// `purged`: deleted by the user from iCloud settings (devices then see userDeletedZone).
-    package func dropZones(_ zones: [Zone], catalog: inout ZoneCatalog, notify: Bool, purged: Bool = false) throws(CKError) {
-        guard !zones.isEmpty else { return }
+    package func dropZones(_ zones: [Zone], catalog: inout ZoneCatalog, notify: Bool, purged: Bool = false) throws(CKError) -> StoreChange? {
+        guard !zones.isEmpty else { return nil }
         let file = notify ? try SubscriptionFile.read(env.subscriptionsPath) : SubscriptionFile()
         let types = try recordDropped(zones, catalog: &catalog, typesFor: file, purged: purged)
         let paths = zones.map { env.logPath(database: $0.database, zone: $0.zoneID) }
@@ -99,6 +96,7 @@ extension CKDatabase {
         for (zone, t) in zip(zones, types) {
             byOwner[zone.zoneID.ownerRecordName, default: []] += zoneDeletedNotifications(zone, recordTypes: t, file: file)
         }
-        try env.dropZoneFiles(operation: (purged ? "zone purge " : "zone delete ") + names, catalog: catalog, logs: paths, notifications: byOwner)
+        return .dropZones(operation: (purged ? "zone purge " : "zone delete ") + names, catalog: catalog, logs: paths,
+                          notifications: byOwner)
     }
 }

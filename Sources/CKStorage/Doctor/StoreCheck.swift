@@ -236,7 +236,7 @@ package struct StoreCheck {
         guard repair else { return }
         let moved = moveAside(env.schemaPath)
         do {
-            try env.writeSchema(Schema())
+            try env.apply([.schema(Schema())])
             note(.problem, env.schemaPath, "replaced by an empty schema", fix: "the broken file is \(moved ?? "gone"); fix it and put it back, or import a .ckdb", repaired: true)
         } catch { note(.problem, env.schemaPath, "could not rewrite: \(error.reason)", fix: "check permissions") }
     }
@@ -263,7 +263,7 @@ package struct StoreCheck {
         }
         catalog.lastSeq = seq
         do {
-            try env.writeCatalog(catalog)
+            try env.apply([.catalog(catalog)])
             note(.problem, env.zonesPath, "rebuilt from \(catalog.zones.count) zone log(s) with default capabilities",
                  fix: moved.map { "the old file is \($0)" } ?? "recreated", repaired: true)
         } catch { note(.problem, env.zonesPath, "could not rewrite: \(error.reason)", fix: "check permissions") }
