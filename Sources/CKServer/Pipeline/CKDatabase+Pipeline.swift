@@ -13,7 +13,7 @@ package struct PipelineState {
     /// The permission stage for records: every record the body reads or writes, and every record type it checks,
     /// passes it (grants need the record for `_creator`; a written record's fault point is the same call).
     package let gate: RecordGate
-    /// The fault stage's rule engine: a modify request checks its rules per request and per record with it.
+    /// The fault stage's rule engine: a modify request checks its rules per request with it (per record: `gate.write`).
     package let faults: FaultEngine
     /// The quota stage's budget for saves; nil when no quota is set.
     package var quota: QuotaBudget?
