@@ -110,6 +110,9 @@ public enum Names {
         }
     }
 
+    /// The type of the records CloudKit keeps one per user.
+    package static let userRecordType = "Users"
+
     /// Whether a name has the shape of a user record name: `_` and 32 lowercase hex digits.
     public static func isUserRecordName(_ name: String) -> Bool {
         let u = Array(name.utf8)

@@ -49,7 +49,7 @@ extension CKContainer {
                 let database = path.hasPrefix(env.dir + "/public/") ? "public" : "private"
                 let live = CKDatabase.fold(try env.readLog(path).entries)
                 for r in live.values.sorted(by: { $0.recordName.utf8.lexicographicallyPrecedes($1.recordName.utf8) })
-                where database == "private" || state.access.allows(.read, type: r.recordType, record: r, schema: schema) {
+                where database == "private" || state.gate.mayRead(r, schema: schema) {
                     records.append(.object(["database": .string(database), "record": r.json()]))
                     for v in r.fields.values { v.collectAssetHashes(into: &hashes) }
                 }
@@ -214,9 +214,11 @@ extension CKContainer {
             progress(written, records.count)
         }) { (state) throws(CKError) -> FixtureSummary in
             // Public records are created as the caller: the document's grants must let it.
+            // (The operation runs in the private database, so the public records are checked with the public gate.)
+            let gate = state.gate.scoped(to: .public)
             let denied = records.enumerated().compactMap { (i, item) -> CKError.ItemFailure? in
-                guard item.0 == .public, !state.access.allows(.create, type: item.1.recordType, record: nil, schema: schema) else { return nil }
-                return .init(id: "$.records[\(i)]", error: state.access.denial(.create, type: item.1.recordType, record: nil, schema: schema))
+                guard item.0 == .public, let refusal = gate.createRefusal(type: item.1.recordType, schema: schema) else { return nil }
+                return .init(id: "$.records[\(i)]", error: refusal)
             }
             if !denied.isEmpty {
                 throw CKError(.permissionFailure, "\(label): the acting \(caller.description) may not create \(denied.count) public record\(denied.count == 1 ? "" : "s"); nothing was imported",

@@ -108,18 +108,15 @@ package struct NotificationHook {
     package var isEmpty: Bool { watching.isEmpty }
 
     /// Permission views of subscription owners, made on first use.
-    package var owners: [String: Access] = [:]
+    package var owners: [String: RecordGate] = [:]
 
     /// Whether a public-database subscription's owner may read the record: a notification never reveals more.
     package mutating func mayRead(_ record: Record, owner: String, schema: Schema) -> Bool {
         guard db.scope == .public else { return true }
         if owners[owner] == nil {
-            let user = try? db.container.user(recordName: owner)
-            let caller = user.map { Caller(userName: $0.name, deviceID: RecordStamp.deviceID) } ?? Caller.anonymous()
-            owners[owner] = Access(caller: caller, database: .public, signedIn: user?.accountStatus.isSignedIn ?? false,
-                                   roles: user?.roles[db.environment] ?? [], administrator: false)
+            owners[owner] = RecordGate.subscriber(try? db.container.user(recordName: owner), environment: db.environment)
         }
-        return owners[owner]?.allows(.read, type: record.recordType, record: record, schema: schema) ?? false
+        return owners[owner]?.mayRead(record, schema: schema) ?? false
     }
 
     /// The changes a request's entries make, each with the record before it (read before the entries are applied).

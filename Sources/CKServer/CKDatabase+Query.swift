@@ -12,22 +12,18 @@ extension CKDatabase {
     public func plan(_ request: QueryRequest) throws(CKError) -> QueryPlan {
         try perform(.queryPlan) { (state) throws(CKError) -> QueryPlan in
             let schema = try env.readSchema()
-            try checkQueryable(request, access: state.access, schema: schema)
+            try checkQueryable(request, gate: state.gate, schema: schema)
             return try makePlan(request, schema: schema).plan
         }
     }
 
     /// The permission stage of a query: user records can't be queried, and the type needs READ for the caller.
-    package func checkQueryable(_ request: QueryRequest, access: Access, schema: Schema) throws(CKError) {
-        if request.recordType == Access.userRecordType {
+    package func checkQueryable(_ request: QueryRequest, gate: RecordGate, schema: Schema) throws(CKError) {
+        if request.recordType == Names.userRecordType {
             throw CKError.invalid("Type Users is reserved by the system and can't be queried",
                                   hint: "fetch a user record by its record name (ck record fetch <userRecordName>)")
         }
-        if access.allows(.read, type: request.recordType, record: nil, schema: schema) { return }
-        // READ granted to _creator only: the query runs, and answers with the caller's own records.
-        let creatorReads = (schema.recordTypes[request.recordType]?.grants ?? []).contains { $0.role == "_creator" && $0.permissions.contains(.read) }
-        if creatorReads && access.caller.userRecordName != nil { return }
-        throw access.denial(.read, type: request.recordType, record: nil, schema: schema)
+        try gate.query(type: request.recordType, schema: schema)
     }
 
     /// The predicate without white space around it (Unicode White_Space, as Foundation's whitespacesAndNewlines,
@@ -115,7 +111,7 @@ extension CKDatabase {
         }
         return try perform(.query, zone: request.zoneWide ? Names.defaultZoneName : zoneName) { (state) throws(CKError) -> QueryResult in
             let schema = try env.readSchema()
-            try checkQueryable(request, access: state.access, schema: schema)
+            try checkQueryable(request, gate: state.gate, schema: schema)
             let (plan, searchable) = try makePlan(request, schema: schema)
             var zones: [Zone] = state.zone.map { [$0] } ?? []
             if request.zoneWide {
@@ -138,7 +134,7 @@ extension CKDatabase {
                     try env.readRows(index, q, log: path) { (record) throws(CKError) -> Bool in
                         guard let r = record, r.recordType == plan.recordType,
                               plan.filters.allSatisfy({ $0.matches(r, searchableFields: searchable) }),
-                              state.access.allows(.read, type: r.recordType, record: r, schema: schema) else { return true }
+                              state.gate.mayRead(r, schema: schema) else { return true }
                         let key = SortKey(values: plan.sort.map { sortValue(r, $0) }, zone: z.zoneID.zoneName, name: r.recordName)
                         if let after, SortKey.compare(key, after, ascending: ascending) != .orderedDescending { return true }
                         matched.append((key, r))
@@ -151,7 +147,7 @@ extension CKDatabase {
                 let live = CKDatabase.fold(try env.readLog(env.logPath(database: scope, zone: z.zoneID)).entries)
                 for r in live.values where r.recordType == plan.recordType {
                     guard plan.filters.allSatisfy({ $0.matches(r, searchableFields: searchable) }),
-                          state.access.allows(.read, type: r.recordType, record: r, schema: schema) else { continue }
+                          state.gate.mayRead(r, schema: schema) else { continue }
                     let key = SortKey(values: plan.sort.map { sortValue(r, $0) }, zone: z.zoneID.zoneName, name: r.recordName)
                     if let after, SortKey.compare(key, after, ascending: ascending) != .orderedDescending { continue }
                     matched.append((key, r))

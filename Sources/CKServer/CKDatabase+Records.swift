@@ -51,8 +51,7 @@ extension CKDatabase {
                 let ops = Set(operations.map { $0.type.isDelete ? FaultRule.Op.delete : .save })
                 if let lost = try injectFaults(state.faults, faultPoint(state.context, ops: ops)) { state.lostResponse = lost }
                 var session = ModifySession(db: self, zone: zone, logPath: effects.path, reader: effects.reader, schema: schema,
-                                            seq: seq, stagedAssets: stagedAssets, access: state.access, files: files)
-                session.faults = (state.faults, state.context)
+                                            seq: seq, stagedAssets: stagedAssets, gate: state.gate, files: files)
                 session.quota = state.quota
                 let result = applyRequest(operations, session: &session, atomic: atomic && zone.capabilities.contains(.atomic))
                 try session.checkRequestSize()
@@ -123,7 +122,7 @@ extension CKDatabase {
                     results.append(.failed(recordName: name, CKError(.unknownItem, "Record not found: '\(name)' in zone \(zoneName)")))
                     continue
                 }
-                do throws(CKError) { try state.access.require(.read, type: r.recordType, record: r, schema: schema) } catch {
+                do throws(CKError) { try state.gate.read(r, schema: schema) } catch {
                     results.append(.failed(recordName: name, error)); continue
                 }
                 results.append(.saved(r))
@@ -138,7 +137,7 @@ extension CKDatabase {
             guard let zone = state.zone else { return [] }
             let schema = scope == .public ? try env.readSchema() : Schema()
             let live = CKDatabase.fold(try env.readLog(env.logPath(database: scope, zone: zone.zoneID)).entries)
-            return live.values.filter { state.access.allows(.read, type: $0.recordType, record: $0, schema: schema) }
+            return live.values.filter { state.gate.mayRead($0, schema: schema) }
                 .sorted { $0.recordName < $1.recordName }
         }
     }
@@ -162,22 +161,20 @@ package struct ModifySession {
     package var stagedAssets: [String: [UInt8]]
     package var usedAssets = Set<String>()
     package var entries: [LogEntry] = []
-    /// The permission stage's view of the caller: grants are checked per record as it is reached.
-    package let access: Access
+    /// The permission stage: each record the request writes passes it (its fault point, then its grants).
+    package let gate: RecordGate
     /// Names this request saves: a parent may be one of them (CloudKit: "or is part of the same operation").
     package var requestSaves = Set<String>()
-    /// The fault stage's engine and the operation, for rules that target records.
-    package var faults: (engine: FaultEngine, context: OperationContext)?
     /// The quota stage's budget; nil when the database has no quota.
     package var quota: QuotaBudget?
     /// An after-commit rule fired for one of the records.
     package var lostResponse: CKError?
 
     package init(db: CKDatabase, zone: Zone, logPath: String, reader: ZoneReader, schema: Schema, seq: Int64,
-         stagedAssets: [String: [UInt8]], access: Access, files: FileSource) {
+         stagedAssets: [String: [UInt8]], gate: RecordGate, files: FileSource) {
         self.files = files
         self.db = db
-        self.access = access
+        self.gate = gate
         self.zone = zone
         self.logPath = logPath
         self.reader = reader
@@ -243,15 +240,28 @@ package struct ModifySession {
                                   hint: "fetch the record for its tag, or use a force operation / --policy changed-keys")
         }
         let existing = try current(name)
-        if let (engine, context) = faults {
-            let point = db.faultPoint(context, ops: [op.type.isDelete ? .delete : .save], record: (name, op.recordType ?? existing?.recordType))
-            if let lost = try db.injectFaults(engine, point) { lostResponse = lost }
+        // One call of the gate per record: its fault point (rules see the type the operation names), this
+        // request's own refusals, then the grants.
+        var lost: CKError? = nil
+        defer { if let lost { lostResponse = lost } }
+        if op.type.isDelete {
+            let target = try gate.write(name, .delete, type: op.recordType ?? existing?.recordType, schema: schema, lostResponse: &lost) {
+                () throws(CKError) -> RecordGate.Write<Record> in
+                let r = try deletable(name, existing: existing)
+                return .init(.write, type: r.recordType, record: r, value: r)
+            }
+            return try delete(name, existing: target, op: op)
         }
-        if op.type.isDelete { return try delete(name, existing: existing, op: op) }
-        return (.saved(try save(name, existing: existing, op: op)), [])
+        let recordType = try gate.write(name, .save, type: op.recordType ?? existing?.recordType, schema: schema, lostResponse: &lost) {
+            () throws(CKError) -> RecordGate.Write<String> in
+            let type = try savable(name, existing: existing, op: op)
+            return .init(existing == nil ? .create : .write, type: type, record: existing, value: type)
+        }
+        return (.saved(try save(name, recordType: recordType, existing: existing, op: op)), [])
     }
 
-    package mutating func save(_ name: String, existing: Record?, op: RecordOperation) throws(CKError) -> Record {
+    /// A save's refusals before the grants are asked: the operation against the record as it is, and the type.
+    package func savable(_ name: String, existing: Record?, op: RecordOperation) throws(CKError) -> String {
         switch op.type {
         case .create:
             if let existing {
@@ -273,13 +283,17 @@ package struct ModifySession {
         if let existing, existing.recordType != recordType {
             throw CKError.invalid("record '\(name)' exists with type '\(existing.recordType)'; a record's type can't change to '\(recordType)'")
         }
-        if existing == nil, Names.isUserRecordName(name) || recordType == Access.userRecordType {
-            let why = recordType == Access.userRecordType
+        if existing == nil, Names.isUserRecordName(name) || recordType == Names.userRecordType {
+            let why = recordType == Names.userRecordType
                 ? "records of type Users are CloudKit's own user records, one per user, and can't be created"
                 : "'\(name)' has the shape of a user record name (_ and 32 hex digits), which a record you create can't take"
             throw CKError.invalid(why, hint: "a user adds fields to its own user record: ck record save Users --name <its userRecordName> --if-tag <tag> key=value")
         }
-        try access.require(existing == nil ? .create : .write, type: recordType, record: existing, schema: schema)
+        return recordType
+    }
+
+    /// Saves a record the gate let through.
+    package mutating func save(_ name: String, recordType: String, existing: Record?, op: RecordOperation) throws(CKError) -> Record {
         var fields = (existing != nil && !op.type.replacesFields) ? existing?.fields ?? [:] : [:]
         var setValues: [String: FieldValue] = [:]
         for key in op.fields.keys.sorted() {
@@ -394,13 +408,18 @@ package struct ModifySession {
                        details: details)
     }
 
-    package mutating func delete(_ name: String, existing: Record?, op: RecordOperation) throws(CKError) -> (RecordResult, [RecordResult]) {
+    /// A delete's refusals before the grants are asked: the record must exist and not be a user record.
+    package func deletable(_ name: String, existing: Record?) throws(CKError) -> Record {
         guard let existing else { throw CKError(.unknownItem, "Record not found: '\(name)'") }
-        if existing.recordType == Access.userRecordType {
+        if existing.recordType == Names.userRecordType {
             throw CKError(.permissionFailure, "user records can't be deleted", serverErrorCode: "ACCESS_DENIED",
                           hint: "a user record lasts as long as its user; change its fields instead")
         }
-        try access.require(.write, type: existing.recordType, record: existing, schema: schema)
+        return existing
+    }
+
+    /// Deletes a record the gate let through, and what its DELETE_SELF references take with it.
+    package mutating func delete(_ name: String, existing: Record, op: RecordOperation) throws(CKError) -> (RecordResult, [RecordResult]) {
         if op.type == .delete, existing.changeTag != op.changeTag { throw conflict(existing, op: op, verb: "deleting") }
         try checkNotValidated(name)
         removeRecord(existing)

@@ -34,7 +34,7 @@ extension CKDatabase {
             let schema = try env.readSchema()
             try check(sub, schema: schema) { (name) throws(CKError) -> Zone in try resolveZone(name, catalog: catalog) }
             // A subscription never reveals records of a type its owner may not read.
-            if case .query(let type, _, _, _, _, _) = sub.kind { try state.access.require(.read, type: type, record: nil, schema: schema) }
+            if case .query(let type, _, _, _, _, _) = sub.kind { try state.gate.read(type: type, schema: schema) }
             var file = try SubscriptionFile.read(env.subscriptionsPath)
             let key = SubscriptionFile.key(sub)
             let before = file.subscriptions.count

@@ -16,7 +16,7 @@ extension CKDatabase {
         }
         let stamp = RecordStamp(timestamp: created, userRecordName: name, deviceID: RecordStamp.deviceID)
         // Tag 0: no save has ever had sequence number 0, so the first save by its owner names it with --if-tag 0.
-        return Record(recordName: name, recordType: Access.userRecordType, zoneID: zone.zoneID, changeTag: "0",
+        return Record(recordName: name, recordType: Names.userRecordType, zoneID: zone.zoneID, changeTag: "0",
                       fields: [:], created: stamp, modified: stamp)
     }
 

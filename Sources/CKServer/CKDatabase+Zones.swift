@@ -23,10 +23,11 @@ extension CKDatabase {
         try perform(.zoneSummary, zone: name) { (state) throws(CKError) -> ZoneSummary in
             guard let zone = state.zone else { throw CKError(.zoneNotFound, "Zone '\(name)' does not exist") }
             let path = env.logPath(database: scope, zone: zone.zoneID)
-            guard scope == .public else { return ZoneSummary(zone: zone, recordCount: try env.openZone(path).reader.count()) }
+            // Where the gate lets the caller read every record, the index counts them without reading each.
+            if state.gate.readsEveryRecord { return ZoneSummary(zone: zone, recordCount: try env.openZone(path).reader.count()) }
             let schema = try env.readSchema()
             let live = CKDatabase.fold(try env.readLog(path).entries)
-            let readable = live.values.count { state.access.allows(.read, type: $0.recordType, record: $0, schema: schema) }
+            let readable = live.values.count { state.gate.mayRead($0, schema: schema) }
             return ZoneSummary(zone: zone, recordCount: readable)
         }
     }

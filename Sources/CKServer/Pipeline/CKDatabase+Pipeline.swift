@@ -10,9 +10,10 @@ package struct PipelineState {
     package var catalog: ZoneCatalog
     /// The operation's zone, resolved; nil for whole-database operations.
     package var zone: Zone?
-    /// The permission stage's view of the caller, for checks that need a record (`_creator`).
-    package let access: Access
-    /// The fault stage's rule engine: a modify request checks its rules per request and per record with it.
+    /// The permission stage for records: every record the body reads or writes, and every record type it checks,
+    /// passes it (grants need the record for `_creator`; a written record's fault point is the same call).
+    package let gate: RecordGate
+    /// The fault stage's rule engine: a modify request checks its rules per request with it (per record: `gate.write`).
     package let faults: FaultEngine
     /// The quota stage's budget for saves; nil when no quota is set.
     package var quota: QuotaBudget?
@@ -38,14 +39,14 @@ extension CKDatabase {
         let known = caller.userName.flatMap { container.user(named: $0, in: info) }
         let status = caller.isAnonymous ? AccountStatus.noAccount : known?.accountStatus ?? .available
         let roles = known?.roles[environment] ?? []
-        let access = Access(caller: caller, database: scope, signedIn: status.isSignedIn, roles: roles, administrator: administrator)
         let result = try env.locked(exclusive: kind.writes) { () throws(CKError) -> T in
             let catalog = try env.readCatalog()
             let zone = try zoneName.map { (name) throws(CKError) -> Zone in try resolveZone(name, catalog: catalog) }
             let context = OperationContext(kind: kind, caller: caller, container: container.identifier, environment: environment,
                                            database: scope, zone: zone?.zoneID, accountStatus: status)
             let faults = FaultEngine(env)
-            var state = PipelineState(context: context, info: info, catalog: catalog, zone: zone, access: access, faults: faults)
+            let gate = RecordGate.operation(context, database: scope, roles: roles, administrator: administrator, faults: faults)
+            var state = PipelineState(context: context, info: info, catalog: catalog, zone: zone, gate: gate, faults: faults)
             // A record modify checks its rules per request, once it knows whether it saves or deletes.
             if kind != .recordModify { state.lostResponse = try injectFaults(faults, faultPoint(context, ops: FaultRule.ops(of: kind))) }
             try store.admit(context) { (c) throws(CKError) in
@@ -65,19 +66,17 @@ extension CKDatabase {
     /// The fault stage for one point of an operation: a firing rule's error is thrown, nothing written; an
     /// after-commit rule's error is returned, to be thrown once the operation is applied.
     package func injectFaults(_ engine: FaultEngine, _ point: FaultPoint) throws(CKError) -> CKError? {
-        guard let rule = try engine.trigger(point) else { return nil }
-        if rule.afterCommit { return rule.failure() }
-        throw rule.failure()
+        try engine.inject(point)
     }
 
     /// Where an operation stands, as fault rules see it.
-    package func faultPoint(_ context: OperationContext, ops: Set<FaultRule.Op>, record: (name: String, type: String?)? = nil) -> FaultPoint {
-        FaultPoint(ops: ops, zone: context.zone?.zoneName, database: scope, user: caller.userName, record: record)
+    package func faultPoint(_ context: OperationContext, ops: Set<FaultRule.Op>) -> FaultPoint {
+        FaultPoint(ops: ops, zone: context.zone?.zoneName, database: scope, user: caller.userName, record: nil)
     }
 
     /// The account part of the permission stage: the private and shared databases, and a user's own feeds,
     /// need a signed-in user with a usable account; the public database can be read by anyone, written by
-    /// signed-in users only. Grants are checked per record type by `Access`.
+    /// signed-in users only. Grants are checked per record by `RecordGate`.
     package func authorize(_ context: OperationContext) throws(CKError) {
         guard scope != .public || context.kind.writes || context.kind.isPersonal else { return }
         let what = "\(context.kind.phrase) in the \(scope.rawValue) database"

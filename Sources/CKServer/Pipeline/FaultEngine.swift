@@ -23,6 +23,14 @@ package struct FaultEngine {
         }
     }
 
+    /// The fault stage for one point of an operation: a firing rule's error is thrown, nothing written; an
+    /// after-commit rule's error is returned, to be thrown once the operation is applied.
+    package func inject(_ point: FaultPoint) throws(CKError) -> CKError? {
+        guard let rule = try trigger(point) else { return nil }
+        if rule.afterCommit { return rule.failure() }
+        throw rule.failure()
+    }
+
     /// Changes the rules under `.faults.lock` (ck fault add and clear).
     package func update<T>(_ change: (inout FaultBook) throws(CKError) -> T) throws(CKError) -> T {
         try file.locked(makeDirectory: true) { () throws(CKError) -> T in

@@ -1,0 +1,174 @@
+import CKModel
+import CKSchema
+
+/// The permission stage for records: every record an operation's body reads or writes, and every record type it
+/// checks without a record, passes here, and every answer comes from one function, `decides`. The pipeline builds
+/// the gate (bodies can't: its initializer is private) with the caller's account and roles, and for a record
+/// modify with the fault engine, so a written record's fault point and its grant check are one call. The private
+/// database is its owner's alone, so only the public database consults grants (CloudKit's security roles).
+package struct RecordGate {
+    private let caller: Caller
+    private let database: DatabaseScope
+    /// Signed in with a usable account: holds `_icloud`.
+    private let signedIn: Bool
+    /// Custom roles assigned to the caller in this environment.
+    private let roles: [String]
+    /// An administrator's view (fixtures with --all-users): grants are not consulted.
+    private let administrator: Bool
+    /// The fault stage's engine and the operation's zone, for rules that target records; nil for a gate that
+    /// only reads (a subscription owner's).
+    private let faults: (engine: FaultEngine, zone: String?)?
+
+    private init(caller: Caller, database: DatabaseScope, signedIn: Bool, roles: [String], administrator: Bool,
+                 faults: (engine: FaultEngine, zone: String?)?) {
+        self.caller = caller
+        self.database = database
+        self.signedIn = signedIn
+        self.roles = roles
+        self.administrator = administrator
+        self.faults = faults
+    }
+
+    /// The gate of an operation, built by `perform` once the zone is resolved.
+    static func operation(_ context: OperationContext, database: DatabaseScope, roles: [String], administrator: Bool,
+                          faults: FaultEngine) -> RecordGate {
+        RecordGate(caller: context.caller, database: database, signedIn: context.accountStatus.isSignedIn, roles: roles,
+                   administrator: administrator, faults: (faults, context.zone?.zoneName))
+    }
+
+    /// The view of a public-database subscription's owner (nil: a user no longer known): a notification never
+    /// reveals a record its owner may not read.
+    package static func subscriber(_ user: ContainerUser?, environment: Environment) -> RecordGate {
+        let caller = user.map { Caller(userName: $0.name, deviceID: RecordStamp.deviceID) } ?? Caller.anonymous()
+        return RecordGate(caller: caller, database: .public, signedIn: user?.accountStatus.isSignedIn ?? false,
+                          roles: user?.roles[environment] ?? [], administrator: false, faults: nil)
+    }
+
+    /// The same caller's gate for records of another database (fixtures import creates public records from a
+    /// private database's operation).
+    package func scoped(to database: DatabaseScope) -> RecordGate {
+        RecordGate(caller: caller, database: database, signedIn: signedIn, roles: roles, administrator: administrator, faults: faults)
+    }
+
+    // MARK: Reads
+
+    /// Whether every record of the database is the caller's to read, so a body may count without looking at each.
+    package var readsEveryRecord: Bool { administrator || database != .public }
+
+    /// Whether the caller may read `record`: paths that list records filter with it.
+    package func mayRead(_ record: Record, schema: Schema) -> Bool {
+        decides(.read, type: record.recordType, record: record, schema: schema)
+    }
+
+    /// Refuses a record the caller may not read (permissionFailure, ACCESS_DENIED): paths that name records.
+    package func read(_ record: Record, schema: Schema) throws(CKError) {
+        if !decides(.read, type: record.recordType, record: record, schema: schema) {
+            throw denial(.read, type: record.recordType, record: record, schema: schema)
+        }
+    }
+
+    /// Refuses a record type the caller may not read, for what reads records of a type not yet found (a
+    /// subscription's query).
+    package func read(type: String, schema: Schema) throws(CKError) {
+        if !decides(.read, type: type, record: nil, schema: schema) { throw denial(.read, type: type, record: nil, schema: schema) }
+    }
+
+    /// Refuses a query of a type the caller may not read. READ granted to `_creator` only lets a signed-in user
+    /// query: the query runs, and `mayRead` answers with the caller's own records.
+    package func query(type: String, schema: Schema) throws(CKError) {
+        if decides(.read, type: type, record: nil, schema: schema) { return }
+        let creatorReads = (schema.recordTypes[type]?.grants ?? []).contains { $0.role == "_creator" && $0.permissions.contains(.read) }
+        if creatorReads && caller.userRecordName != nil { return }
+        throw denial(.read, type: type, record: nil, schema: schema)
+    }
+
+    // MARK: Writes
+
+    /// Why the caller may not create a record of `type`, or nil when it may (fixtures import lists every refusal).
+    package func createRefusal(type: String, schema: Schema) -> CKError? {
+        decides(.create, type: type, record: nil, schema: schema) ? nil : denial(.create, type: type, record: nil, schema: schema)
+    }
+
+    /// What a write asks of the grants, once the body's own checks of the record have passed.
+    package struct Write<T> {
+        package var permission: Grant.Permission
+        package var type: String
+        /// The record as it is (nil: one not yet created).
+        package var record: Record?
+        /// What the body's checks found, handed back by `write`.
+        package var value: T
+
+        package init(_ permission: Grant.Permission, type: String, record: Record?, value: T) {
+            self.permission = permission
+            self.type = type
+            self.record = record
+            self.value = value
+        }
+    }
+
+    /// A record a body saves or deletes, in CloudKit's order: the record's fault point (a firing rule's error is
+    /// thrown; an after-commit rule's is put in `lostResponse`), then `checks` (the body's own refusals, which
+    /// say what the write asks), then the grants (permissionFailure, ACCESS_DENIED). `type` is the type the
+    /// fault rules see before the checks ran.
+    package func write<T>(_ name: String, _ op: FaultRule.Op, type: String?, schema: Schema, lostResponse: inout CKError?,
+                          checks: () throws(CKError) -> Write<T>) throws(CKError) -> T {
+        if let (engine, zone) = faults {
+            let point = FaultPoint(ops: [op], zone: zone, database: database, user: caller.userName, record: (name, type))
+            if let lost = try engine.inject(point) { lostResponse = lost }
+        }
+        let asked = try checks()
+        if !decides(asked.permission, type: asked.type, record: asked.record, schema: schema) {
+            throw denial(asked.permission, type: asked.type, record: asked.record, schema: schema)
+        }
+        return asked.value
+    }
+
+    // MARK: The decision
+
+    /// The one decision: whether the grants give `permission` on a record (nil: one not yet created) of `type`.
+    private func decides(_ permission: Grant.Permission, type: String, record: Record?, schema: Schema) -> Bool {
+        if administrator || database != .public { return true }
+        if type == Names.userRecordType {
+            // A user record: world-readable, changed only by its own user, never created or deleted by clients.
+            switch permission {
+            case .read: return true
+            case .write: return record != nil && caller.userRecordName == record?.recordName
+            case .create: return false
+            }
+        }
+        let grants = schema.recordTypes[type]?.grants ?? RecordTypeSchema.defaultGrants
+        let mine = held(creator: record?.created.userRecordName)
+        return grants.contains { g in g.permissions.contains(permission) && mine.contains(g.role) }
+    }
+
+    /// The roles the caller holds for a record of a type (with `_creator` when it created that record).
+    private func held(creator: String?) -> [String] {
+        var out = ["_world"]
+        if signedIn { out.append("_icloud") }
+        if let me = caller.userRecordName, creator == me { out.append("_creator") }
+        return out + roles
+    }
+
+    /// CloudKit's permissionFailure (ACCESS_DENIED) for a permission the grants don't give.
+    private func denial(_ permission: Grant.Permission, type: String, record: Record?, schema: Schema) -> CKError {
+        let holds = held(creator: record?.created.userRecordName)
+        let grants = schema.recordTypes[type]?.grants ?? RecordTypeSchema.defaultGrants
+        let grantedTo = grants.filter { $0.permissions.contains(permission) }.map(\.role)
+        let given = grantedTo.isEmpty ? "grants \(permission.rawValue) to no role" : "grants \(permission.rawValue) to " + grantedTo.joined(separator: ", ")
+        let who = caller.description
+        let context = type == Names.userRecordType
+            ? "user records are created by CloudKit and changed only by their own user; \(who) holds \(holds.joined(separator: ", "))"
+            : "record type \(type) \(given); \(who) holds \(holds.joined(separator: ", "))"
+        let hint: String
+        if type == Names.userRecordType {
+            hint = "a user may add fields to its own user record only (ck record save Users --name <its userRecordName> …)"
+        } else if !signedIn && grantedTo.contains("_icloud") {
+            hint = "sign in: act as a user with an available account (--as NAME)"
+        } else {
+            hint = "grant it in the schema (GRANT \(permission.rawValue) TO \"_icloud\" in RECORD TYPE \(type), then 'ck schema import'), or assign a role that has it ('ck role assign <role> <user>')"
+        }
+        return CKError(.permissionFailure, "\(permission.rawValue) operation not permitted", serverErrorCode: "ACCESS_DENIED", hint: hint,
+                       details: ["context": .string(context), "recordType": .string(type), "permission": .string(permission.rawValue),
+                                 "roles": .array(holds.map { .string($0) })])
+    }
+}
