@@ -156,12 +156,26 @@ final class Invocation {
         return true
     }
 
-    /// Prints what was held (when this caller started holding).
+    /// Prints what was spooled and then what was held (when this caller started holding). Call it with no store
+    /// lock held: a reader of stdout that is slow or stopped must not hold up other writers.
     func release(_ started: Bool) {
         guard started, let text = held else { return }
         held = nil
+        releaseSpool()
         for s in text { terminal.writeOut(s) }
     }
+
+    /// Prints what was spooled (durable output of a command that then failed, say).
+    func releaseSpool() { spool.drain { terminal.writeOutBytes($0) } }
+
+    /// Moves what is held to the spool, still unprinted (when this caller started holding): for output that is
+    /// ready while a store lock is held, printed by `release` once the lock is gone.
+    func spoolHeld(_ started: Bool) {
+        guard started, let text = held else { return }
+        held = nil
+        for s in text { spool.add(s) }
+    }
+    private let spool = OutputSpool()
     func line(_ s: String) { out(s + "\n") }
 
     /// A note on stderr, silenced by -q.

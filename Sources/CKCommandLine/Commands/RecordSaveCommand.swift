@@ -279,18 +279,25 @@ enum RecordSaveCommand {
         var output = try inv.stream(Results(keys: RecordCommand.keys(inv), database: db, width: inv.terminal.width, batch: batch,
                                             page: batch && inv.onTerminal ? max(inv.terminal.height - 4, 5) : nil))
         var failures: [CKError.ItemFailure] = []
-        // Results print only once synced: what ck prints as saved is on disk.
+        // Results print only once synced (what ck prints as saved is on disk), and only after the store's lock is
+        // released: what is durable while it is held waits in a spool, so a stopped reader never holds the lock.
         var held = inv.holdOutput()
         var done = 0
         let progress = Progress(inv, total: total, verb: "saved")
-        try db.modify(requests: requests, zone: inv.zone, atomic: atomic, stagedAssets: stagedAssets, durable: {
-            inv.release(held)
-            held = inv.holdOutput()
-        }) { result in
-            done += result.results.count
-            progress.update(done)
-            failures += result.failures
-            output.add(result.results)
+        do {
+            try db.modify(requests: requests, zone: inv.zone, atomic: atomic, stagedAssets: stagedAssets, durable: {
+                inv.spoolHeld(held)
+                held = inv.holdOutput()
+            }) { result in
+                done += result.results.count
+                progress.update(done)
+                failures += result.failures
+                output.add(result.results)
+            }
+        } catch {
+            // What was durable before the failure is printed, as it was saved.
+            inv.releaseSpool()
+            throw error
         }
         progress.finish()
         output.finish()
