@@ -215,7 +215,9 @@ extension JSON {
         return try parse(bytes: &bytes)
     }
 
-    /// Parses one JSON document from UTF-8 bytes.
+    /// Parses one JSON document from UTF-8 bytes. Inlinable so callers in other modules copy their bytes
+    /// specialised: unspecialised, `Array(data)` looks up `C`'s associated types at run time (docs/performance.md).
+    @inlinable
     public static func parse<C: Collection>(utf8 data: C) throws(JSONParseError) -> JSON where C.Element == UInt8 {
         var bytes = Array(data)
         return try parse(bytes: &bytes)
@@ -233,6 +235,7 @@ extension JSON {
         }
     }
 
+    @usableFromInline
     package static func parse(bytes: inout [UInt8]) throws(JSONParseError) -> JSON {
         do {
             return try bytes.withUnsafeBufferPointer { buf throws(JSONParseError) -> JSON in

@@ -29,20 +29,34 @@ extension CKDatabase {
     /// them) under one lock. The log is synced every `syncEvery` requests and at the end; `durable` is called
     /// after each sync. `each` sees every request's result in order; what it was told is durable once
     /// `durable` has been called after it (or this returns).
+    /// Inlinable so the sequence is walked specialised in the caller's module: a generic body run unspecialised
+    /// looks up `S.Iterator` at run time, a scan of every conformance in the static binary (docs/performance.md).
+    @inlinable
     public func modify<S: Sequence>(requests: S, zone zoneName: String = Names.defaultZoneName, atomic: Bool = false,
                                     stagedAssets: [String: [UInt8]] = [:], syncEvery: Int = 25,
                                     durable: () -> Void = {},
                                     each: (ModifyResult) throws(CKError) -> Void) throws(CKError) where S.Element == [RecordOperation] {
+        var iterator = requests.makeIterator()
+        try modify(nextRequest: { iterator.next() }, all: requests as? [[RecordOperation]], zone: zoneName, atomic: atomic,
+                   stagedAssets: stagedAssets, syncEvery: syncEvery, durable: durable, each: each)
+    }
+
+    /// The body of `modify(requests:)`, one request at a time from `nextRequest`; `all` is the whole list when the
+    /// caller has it, so its `@file` values can be read before the lock.
+    @usableFromInline
+    package func modify(nextRequest: () -> [RecordOperation]?, all: [[RecordOperation]]?, zone zoneName: String, atomic: Bool,
+                        stagedAssets: [String: [UInt8]], syncEvery: Int, durable: () -> Void,
+                        each: (ModifyResult) throws(CKError) -> Void) throws(CKError) {
         // The caller's `@file` values are read here, before the lock (a lazy stream of requests is read under it,
-        // so its files are read at parse time).
-        let files = (requests as? [[RecordOperation]]).map { all in self.files.prefetching(all.flatMap { $0.flatMap(\.fields.values) }) } ?? self.files
+        // so its files are read at parse time). A closure, not `\.fields.values`: a key path is built at run time.
+        let files = all.map { all in self.files.prefetching(all.flatMap { $0.flatMap { $0.fields.values } }) } ?? self.files
         try perform(.recordModify, zone: zoneName) { (state) throws(CKError) in
             guard let zone = state.zone else { return }
             var effects = try RecordEffects(db: self, zone: zone, notify: true)
             var seq = try env.highestSeq(catalog: state.catalog)
             var schema = try env.readSchema()
             var sinceSync = 0
-            for operations in requests {
+            while let operations = nextRequest() {
                 guard operations.count <= CKDatabase.maxOperationsPerRequest else {
                     throw CKError(.limitExceeded, "\(operations.count) operations in one request; CloudKit allows \(CKDatabase.maxOperationsPerRequest)",
                                   hint: "split the request in smaller batches")

@@ -30,8 +30,16 @@ extension CommandOutput {
     var compactJSON: Bool { false }
     var refusesNames: String? { nil }
 
-    /// Lines as text, each ended by a newline.
-    static func text(_ lines: [String]) -> String { lines.map { $0 + "\n" }.joined() }
+    /// Lines as text, each ended by a newline. A loop, not `joined()`: the standard library's `joined` runs
+    /// unspecialised and looks up associated types at run time, a conformance scan per command (docs/performance.md).
+    static func text(_ lines: [String]) -> String {
+        var text = ""
+        for line in lines {
+            text += line
+            text += "\n"
+        }
+        return text
+    }
 
     /// What the output prints in `format`: its stdout text, and for a table its notes.
     func rendered(as format: OutputFormat) -> Rendered {
