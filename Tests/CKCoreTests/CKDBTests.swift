@@ -2,13 +2,9 @@ import Testing
 import CKCore
 import CKTestSupport
 @testable import CKModel
-@testable import CKFiles
 @testable import CKSQLite
 @testable import CKSchema
-@testable import CKQuery
-@testable import CKStorage
 @testable import CKServer
-@testable import CKSync
 @testable import CKDataModel
 
 /// Fixture texts: Apple's sample exports (ckdb.md §1.7) verbatim, and hand-written styles (§1.6, §7).

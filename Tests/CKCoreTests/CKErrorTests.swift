@@ -1,14 +1,7 @@
 import Testing
 import CKCore
 @testable import CKModel
-@testable import CKFiles
 @testable import CKSQLite
-@testable import CKSchema
-@testable import CKQuery
-@testable import CKStorage
-@testable import CKServer
-@testable import CKSync
-@testable import CKDataModel
 
 @Suite struct CKErrorTests {
     /// The name table follows the enum: every code's name is its Swift case name, and reads back as the code.

@@ -3,13 +3,8 @@ import Testing
 import CKCore
 import CKTestSupport
 @testable import CKModel
-@testable import CKFiles
 @testable import CKSQLite
-@testable import CKSchema
-@testable import CKQuery
-@testable import CKStorage
 @testable import CKServer
-@testable import CKSync
 @testable import CKDataModel
 
 /// The zone feed read a page at a time through the index (saves by sequence number, deletions from their own

@@ -3,11 +3,7 @@ import Testing
 import CKCore
 import CKTestSupport
 @testable import CKModel
-@testable import CKFiles
 @testable import CKSQLite
-@testable import CKSchema
-@testable import CKQuery
-@testable import CKStorage
 @testable import CKServer
 @testable import CKSync
 @testable import CKDataModel

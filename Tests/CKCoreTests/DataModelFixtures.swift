@@ -1,13 +1,8 @@
 import Foundation
 import CKCore
 @testable import CKModel
-@testable import CKFiles
 @testable import CKSQLite
 @testable import CKSchema
-@testable import CKQuery
-@testable import CKStorage
-@testable import CKServer
-@testable import CKSync
 @testable import CKDataModel
 
 /// Model sources written for the tests, and a folder to read them from.

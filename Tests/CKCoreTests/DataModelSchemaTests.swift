@@ -1,13 +1,10 @@
 import Testing
 import CKCore
 @testable import CKModel
-@testable import CKFiles
 @testable import CKSQLite
 @testable import CKSchema
 @testable import CKQuery
-@testable import CKStorage
 @testable import CKServer
-@testable import CKSync
 @testable import CKDataModel
 
 /// Generated schemas compared with .ckdb text written by hand from swiftdata-cloudkit.md §2–§7 and ckdb.md §1.5.

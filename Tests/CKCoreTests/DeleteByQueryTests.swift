@@ -3,13 +3,9 @@ import Testing
 import CKCore
 import CKTestSupport
 @testable import CKModel
-@testable import CKFiles
 @testable import CKSQLite
-@testable import CKSchema
 @testable import CKQuery
-@testable import CKStorage
 @testable import CKServer
-@testable import CKSync
 @testable import CKDataModel
 
 /// `allMatches` and `deleteListed`: the server side of `ck record delete --query` and cktool's delete-records.

@@ -4,7 +4,6 @@ import Testing
 import CKCore
 import CKTestSupport
 @testable import CKModel
-@testable import CKFiles
 @testable import CKSQLite
 @testable import CKSchema
 @testable import CKQuery

@@ -1,14 +1,6 @@
 import Testing
 import CKCore
 @testable import CKModel
-@testable import CKFiles
-@testable import CKSQLite
-@testable import CKSchema
-@testable import CKQuery
-@testable import CKStorage
-@testable import CKServer
-@testable import CKSync
-@testable import CKDataModel
 
 /// The type names are spelled out for speed; they must stay those derived from the cases.
 @Suite struct FieldTypeTests {

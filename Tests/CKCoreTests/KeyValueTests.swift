@@ -3,14 +3,10 @@ import Testing
 import CKCore
 import CKTestSupport
 @testable import CKModel
-@testable import CKFiles
 @testable import CKSQLite
-@testable import CKSchema
-@testable import CKQuery
-@testable import CKStorage
 @testable import CKServer
+@testable import CKStorage
 @testable import CKSync
-@testable import CKDataModel
 
 /// The iCloud key-value store: values, limits, the server store, device copies and their sync.
 @Suite struct KeyValueTests {

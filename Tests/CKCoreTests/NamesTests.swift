@@ -2,14 +2,9 @@ import Testing
 import CKCore
 import CKTestSupport
 @testable import CKModel
-@testable import CKFiles
 @testable import CKSQLite
-@testable import CKSchema
-@testable import CKQuery
-@testable import CKStorage
 @testable import CKServer
 @testable import CKSync
-@testable import CKDataModel
 
 @Suite struct NamesTests {
     @Test(arguments: ["iCloud.com.example.Notes", "iCloud.a", "iCloud.com.my-app_2"])

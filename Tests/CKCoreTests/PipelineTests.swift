@@ -9,7 +9,6 @@ import CKTestSupport
 @testable import CKSQLite
 @testable import CKSchema
 @testable import CKQuery
-@testable import CKStorage
 @testable import CKServer
 @testable import CKSync
 @testable import CKDataModel

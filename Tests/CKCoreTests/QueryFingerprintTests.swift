@@ -2,14 +2,9 @@ import Testing
 import CKCore
 import CKTestSupport
 @testable import CKModel
-@testable import CKFiles
 @testable import CKSQLite
-@testable import CKSchema
 @testable import CKQuery
-@testable import CKStorage
 @testable import CKServer
-@testable import CKSync
-@testable import CKDataModel
 
 /// A cursor is accepted only by the query that made it: the fingerprint must tell apart every value and sort.
 @Suite struct QueryFingerprintTests {

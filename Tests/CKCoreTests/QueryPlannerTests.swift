@@ -3,13 +3,10 @@ import Testing
 import CKCore
 import CKTestSupport
 @testable import CKModel
-@testable import CKFiles
 @testable import CKSQLite
-@testable import CKSchema
 @testable import CKQuery
 @testable import CKStorage
 @testable import CKServer
-@testable import CKSync
 @testable import CKDataModel
 
 /// The query planner's choices (conditions on the sort field narrowing the ordered scan, a selective filter

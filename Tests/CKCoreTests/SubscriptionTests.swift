@@ -3,14 +3,8 @@ import Testing
 import CKCore
 import CKTestSupport
 @testable import CKModel
-@testable import CKFiles
 @testable import CKSQLite
-@testable import CKSchema
-@testable import CKQuery
-@testable import CKStorage
 @testable import CKServer
-@testable import CKSync
-@testable import CKDataModel
 
 @Suite struct SubscriptionTests {
     func query(_ type: String, _ predicate: String = "TRUEPREDICATE", on: Set<Subscription.Event> = [.create, .update, .delete],

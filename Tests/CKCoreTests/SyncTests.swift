@@ -3,14 +3,9 @@ import Testing
 import CKCore
 import CKTestSupport
 @testable import CKModel
-@testable import CKFiles
 @testable import CKSQLite
-@testable import CKSchema
-@testable import CKQuery
-@testable import CKStorage
 @testable import CKServer
 @testable import CKSync
-@testable import CKDataModel
 
 /// Devices and the sync engine, driven through CKCore as a program embedding the emulator would.
 @Suite struct SyncTests {

@@ -2,14 +2,8 @@ import Testing
 import CKCore
 import CKTestSupport
 @testable import CKModel
-@testable import CKFiles
-@testable import CKSQLite
-@testable import CKSchema
-@testable import CKQuery
-@testable import CKStorage
 @testable import CKServer
 @testable import CKSync
-@testable import CKDataModel
 
 /// The response shapes a library caller (and a later HTTP endpoint) gets, without the command line.
 @Suite struct WebServicesTests {

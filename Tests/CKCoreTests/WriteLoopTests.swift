@@ -4,12 +4,6 @@ import CKCore
 @testable import CKModel
 @testable import CKFiles
 @testable import CKSQLite
-@testable import CKSchema
-@testable import CKQuery
-@testable import CKStorage
-@testable import CKServer
-@testable import CKSync
-@testable import CKDataModel
 
 /// `FileIO.writeAll` must write every byte once, in order, however the kernel splits the writes — past 2 GiB
 /// too (an earlier loop restarted at 0x7FFFF000, the most Linux writes in one call).
