@@ -140,7 +140,7 @@ package final class EnvironmentStore {
             // Every log is brought up to date (a crashed writer may have appended without indexing).
             for p in allLogPaths() {
                 // A broken log of another zone must not stop this write: its last line still counts.
-                do throws(CKError) { try index.sync(p, warnings: &warnings) } catch {}
+                do throws(CKError) { try index.sync(p, warnings: &warnings) } catch { warnings.append(error.diagnostic(.warning)) }
                 // Lines of an interrupted request are not indexed, but their numbers are never reused.
                 m = max(m, (try? ZoneLog.lastSeq(p)) ?? 0)
             }
