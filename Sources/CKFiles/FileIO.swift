@@ -28,12 +28,6 @@ package enum FileIO {
         try ReadHandle(path)?.read(from: offset, count: count)
     }
 
-    /// A caller's own file, outside the store, read to its end: links are followed and a FIFO or device reads as
-    /// it streams (`/dev/null` is empty). Nil when it can't be opened.
-    package static func readOutside(_ path: String) -> [UInt8]? {
-        FileSource.readFile(path)
-    }
-
     /// A file ck would open inside the store is a symlink: refused, so nothing outside the store is touched.
     package static func refusedSymlink(_ path: String) -> CKError {
         CKError.corrupt(path: path, "is a symbolic link; ck does not follow links inside the store")

@@ -11,9 +11,6 @@ extension Record {
         return fields.values.contains(where: refers)
     }
 
-    /// True when one of this record's DELETE_SELF references points at `target`.
-    package func ownsDeletion(of target: String) -> Bool { refers(to: target, action: .deleteSelf) }
-
     /// True when one of this record's VALIDATE references points at `target`.
     package func validates(_ target: String) -> Bool { refers(to: target, action: .validate) }
 }
