@@ -12,7 +12,7 @@ func layer(_ name: String, _ dependencies: [Target.Dependency]) -> Target {
 }
 
 /// The layers under the umbrella; test targets import them directly to reach `package` declarations.
-let layers: [Target.Dependency] = ["CKModel", "CKFiles", "CKSQLite", "CKSchema", "CKQuery", "CKStorage", "CKServer", "CKSync", "CKDataModel"]
+let layers: [Target.Dependency] = ["CKModel", "CKFiles", "CKSQLite", "CKSchema", "CKQuery", "CKStorage", "CKServer", "CKSync", "CKDataModel", "CKServe"]
 
 let package = Package(
     name: "ck",
@@ -34,7 +34,14 @@ let package = Package(
         layer("CKSync", ["CKModel", "CKSchema", "CKQuery", "CKServer", "CKFiles", "CKSQLite"]),
         layer("CKDataModel", ["CKModel", "CKSchema", "CKFiles"]),
         layer("CKCore", ["CKModel", "CKSchema", "CKQuery", "CKServer", "CKSync", "CKDataModel"]),
-        .target(name: "CKCommandLine", dependencies: ["CKCore", "CKFiles"], swiftSettings: metadataAccessors),
+        // libevent's evhttp and libcrypto: the only Debian libraries that ship static archives depending on
+        // nothing but libc for an HTTP server and ECDSA verification (docs/serve.md).
+        .systemLibrary(name: "CckEvent", path: "Sources/CckEvent", pkgConfig: "libevent_extra",
+                       providers: [.apt(["libevent-dev"])]),
+        .systemLibrary(name: "CckCrypto", path: "Sources/CckCrypto", pkgConfig: "libcrypto",
+                       providers: [.apt(["libssl-dev"])]),
+        layer("CKServe", ["CKModel", "CKSchema", "CKQuery", "CKServer", "CKFiles", "CckEvent", "CckCrypto"]),
+        .target(name: "CKCommandLine", dependencies: ["CKCore", "CKFiles", "CKServe"], swiftSettings: metadataAccessors),
         .executableTarget(name: "ck", dependencies: ["CKCommandLine"], swiftSettings: metadataAccessors),
         .target(name: "CKTestSupport", dependencies: ["CKCore"], path: "Tests/CKTestSupport"),
         .testTarget(name: "CKCoreTests", dependencies: ["CKCore", "CKTestSupport"] + layers, exclude: ["Corpus"]),

@@ -79,6 +79,9 @@ public struct CKError: Error, Sendable, CustomStringConvertible {
     /// The file (and line) the error is about, as `path` or `path:line[:column]`, when it is about one; the reason
     /// then starts with it.
     public var place: String?
+    /// The request this error answers, when it came over HTTP: the `uuid` of its Web Services error body and the
+    /// `X-Apple-Request-UUID` header.
+    public var requestID: String?
 
     public init(_ code: Code, _ reason: String, serverErrorCode: String? = nil, hint: String? = nil,
                 retryAfter: Double? = nil, details: [String: JSON] = [:], items: [ItemFailure] = []) {

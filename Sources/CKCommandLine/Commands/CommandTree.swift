@@ -25,7 +25,7 @@ public enum CommandTree {
         LazySubcommand("kv") { KVCommand.spec }, LazySubcommand("schema") { SchemaCommand.spec },
         LazySubcommand("cktool") { CktoolCommand.spec }, LazySubcommand("model") { ModelCommand.spec },
         LazySubcommand("export") { FixturesCommands.export }, LazySubcommand("import") { FixturesCommands.importSpec },
-        LazySubcommand("exec") { ExecCommand.spec }, LazySubcommand("gc") { GCCommand.spec },
+        LazySubcommand("exec") { ExecCommand.spec }, LazySubcommand("serve") { ServeCommand.spec }, LazySubcommand("gc") { GCCommand.spec },
         LazySubcommand("doctor") { DoctorCommand.spec }, LazySubcommand("help") { HelpCommand.spec },
         LazySubcommand("man") { ManCommand.spec }, LazySubcommand("completion") { CompletionCommand.spec },
         LazySubcommand("__complete") { CompletionCommand.completeSpec },
