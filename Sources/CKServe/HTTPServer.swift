@@ -11,8 +11,10 @@ import Glibc
 ///
 /// One thread runs the event loop and owns every `evhttp_request`; responders run on a concurrent queue and their
 /// replies are carried back to the loop with `event_base_once` (thread-safe since `evthread_use_pthreads` ran before
-/// the base was made). evhttp keeps a request whose client went away alive until it is answered; the connection's
-/// close callback frees such a request at once and marks it gone, so a late reply is dropped.
+/// the base was made). evhttp stops reading a connection while its request is being answered, so it would not
+/// notice a client that leaves during a held reply (a courier long-poll): the transport watches the socket itself,
+/// and when the client has gone it frees the connection, tells the holder through `HTTPClosedSignal`, and drops the
+/// late reply.
 public final class HTTPServer: @unchecked Sendable {
     /// The largest body evhttp reads: above the largest asset ck takes (50 MB), so that ck answers too-large
     /// uploads with its own JSON error rather than evhttp's HTML 413.
@@ -129,10 +131,7 @@ public final class HTTPServer: @unchecked Sendable {
         // Closes every connection; requests still held are freed by evhttp with them.
         evhttp_free(http)
         httpFreed = true
-        let left = Array(inFlight.values)
-        inFlight = [:]
-        byConnection = [:]
-        for exchange in left { exchange.closed.close() }
+        for exchange in Array(inFlight.values) where retire(exchange) { exchange.closed.close() }
     }
 
     /// Asks `run` to finish; safe from any thread or a signal-handling queue.
@@ -158,6 +157,8 @@ public final class HTTPServer: @unchecked Sendable {
         let closed = HTTPClosedSignal()
         let response = Mutex<HTTPResponse?>(nil)
         let server: HTTPServer
+        /// The event that watches the socket for the client leaving (loop thread).
+        var watch: OpaquePointer?
 
         init(request: OpaquePointer, connection: OpaquePointer?, server: HTTPServer) {
             self.request = request
@@ -182,6 +183,7 @@ public final class HTTPServer: @unchecked Sendable {
                 guard let evcon, let arg else { return }
                 Unmanaged<HTTPServer>.fromOpaque(arg).takeUnretainedValue().connectionClosed(evcon)
             }, Unmanaged.passUnretained(self).toOpaque())
+            watchForLeaving(exchange, connection: connection)
         }
         let responder = self.responder
         workers.async {
@@ -211,9 +213,7 @@ public final class HTTPServer: @unchecked Sendable {
 
     /// On the loop: send a delivered reply, unless the client went away or shutdown already answered it.
     private func sendReply(_ exchange: Exchange) {
-        guard inFlight.removeValue(forKey: ObjectIdentifier(exchange)) != nil,
-              let response = exchange.response.withLock({ $0 }) else { return }
-        if let c = exchange.connection, byConnection[c] === exchange { byConnection[c] = nil }
+        guard retire(exchange), let response = exchange.response.withLock({ $0 }) else { return }
         send(response, on: exchange.request)
         if stopping && inFlight.isEmpty { finish() }
     }
@@ -256,9 +256,49 @@ public final class HTTPServer: @unchecked Sendable {
     /// evhttp is closing a connection: a request still held on it is gone; free it (evhttp detached it when the
     /// client went) and tell its holder.
     private func connectionClosed(_ evcon: OpaquePointer) {
-        guard let exchange = byConnection.removeValue(forKey: evcon) else { return }
-        guard inFlight.removeValue(forKey: ObjectIdentifier(exchange)) != nil else { return }
+        guard let exchange = byConnection[evcon], retire(exchange) else { return }
         if evhttp_request_get_connection(exchange.request) == nil { evhttp_request_free(exchange.request) }
+        workers.async { exchange.closed.close() }
+        if stopping && inFlight.isEmpty { finish() }
+    }
+
+    /// Takes a request out of the books (stops watching its socket); false when it was already out: answered,
+    /// gone, or answered by shutdown.
+    @discardableResult
+    private func retire(_ exchange: Exchange) -> Bool {
+        guard inFlight.removeValue(forKey: ObjectIdentifier(exchange)) != nil else { return false }
+        if let c = exchange.connection, byConnection[c] === exchange { byConnection[c] = nil }
+        if let watch = exchange.watch {
+            event_free(watch)
+            exchange.watch = nil
+        }
+        return true
+    }
+
+    /// Watches a held request's socket: readable with nothing to read means the client closed it.
+    private func watchForLeaving(_ exchange: Exchange, connection: OpaquePointer) {
+        guard let bev = evhttp_connection_get_bufferevent(connection) else { return }
+        let fd = bufferevent_getfd(bev)
+        guard fd >= 0 else { return }
+        exchange.watch = event_new(base, fd, Int16(EV_READ), { fd, _, arg in
+            guard let arg else { return }
+            let exchange = Unmanaged<Exchange>.fromOpaque(arg).takeUnretainedValue()
+            exchange.server.readable(fd, exchange)
+        }, Unmanaged.passUnretained(exchange).toOpaque())
+        if let watch = exchange.watch { event_add(watch, nil) }
+    }
+
+    /// The held request's socket became readable: if the client has gone, free its connection (and with it the
+    /// request) and tell the holder. Bytes of a next, pipelined request are left for evhttp, and watching ends.
+    private func readable(_ fd: Int32, _ exchange: Exchange) {
+        var byte: UInt8 = 0
+        let n = recv(fd, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT))
+        if n > 0 || (n < 0 && (errno == EAGAIN || errno == EINTR)) {
+            if n < 0, let watch = exchange.watch { event_add(watch, nil) }
+            return
+        }
+        guard let connection = exchange.connection, retire(exchange) else { return }
+        evhttp_connection_free(connection)
         workers.async { exchange.closed.close() }
         if stopping && inFlight.isEmpty { finish() }
     }
@@ -280,10 +320,7 @@ public final class HTTPServer: @unchecked Sendable {
     /// Requests still held when the drain time ran out get a shutting-down error, and their holders are told.
     private func answerHeld() {
         guard !exiting else { return }
-        let held = Array(inFlight.values)
-        inFlight = [:]
-        byConnection = [:]
-        for exchange in held {
+        for exchange in Array(inFlight.values) where retire(exchange) {
             if evhttp_request_get_connection(exchange.request) == nil {
                 evhttp_request_free(exchange.request)
             } else {
