@@ -31,7 +31,8 @@ public final class HTTPServer: @unchecked Sendable {
     private let base: OpaquePointer
     private let http: OpaquePointer
     private let responder: HTTPResponder
-    private let workers = DispatchQueue(label: "ck.serve.requests", attributes: .concurrent)
+    /// Where holders are told their client has gone.
+    private let workers = DispatchQueue(label: "ck.serve.closed", attributes: .concurrent)
     /// The port bound (the one chosen when 0 was asked for).
     public let port: Int
 
@@ -186,7 +187,9 @@ public final class HTTPServer: @unchecked Sendable {
             watchForLeaving(exchange, connection: connection)
         }
         let responder = self.responder
-        workers.async {
+        // A serial queue per request: its work goes to Dispatch's overcommitting pool, so a request that waits
+        // (on a store lock, say) gets a thread of its own instead of holding up the few a concurrent queue has.
+        DispatchQueue(label: "ck.serve.request").async {
             responder.respond(to: request, reply: { response in exchange.server.deliver(response, for: exchange) }, closed: exchange.closed)
         }
     }
