@@ -50,6 +50,8 @@ public final class HTTPServer: @unchecked Sendable {
 
     private static let threading: Void = {
         _ = evthread_use_pthreads()
+        // libevent's own log lines ("[warn] getaddrinfo: …") would go to stderr; ck reports failures itself.
+        event_set_log_callback { _, _ in }
         // A client that closes while a reply is written must not kill the server with SIGPIPE.
         signal(SIGPIPE, SIG_IGN)
     }()
@@ -88,7 +90,7 @@ public final class HTTPServer: @unchecked Sendable {
             if err == EADDRINUSE {
                 throw CKError(.networkUnavailable, "port \(port) is in use; pick another with --port, or --port 0")
             }
-            let why = err == 0 ? "not an address of this machine" : String(cString: strerror(err))
+            let why = err == 0 ? "not an address of this machine (or not an address)" : String(cString: strerror(err))
             throw CKError(.networkUnavailable, "cannot listen on \(host) port \(port): \(why)")
         }
         listener = bound
