@@ -82,6 +82,8 @@ public final class CloudKitServer: HTTPResponder {
 
     /// A `/database/1/…` or `/device/1/…` request: route, authenticate, decode, perform, encode.
     func webServices(_ request: HTTPRequest, requestID: String, entry: inout RequestLog.Entry) -> HTTPResponse {
+        // A body too large for any request CloudKit accepts is refused in JSON (the transport reads up to HTTPServer.maxBody for assets).
+        if request.body.count > HTTPServer.maxJSONBody { var r = WireError.response(CKError(.limitExceeded, "the request body is \(request.body.count) bytes; ck serve takes JSON bodies of at most \(HTTPServer.maxJSONBody) bytes (16 MiB)"), requestID: requestID); r.status = 413; return r }
         var principal: Principal? = nil
         do throws(CKError) {
             let path = try WebServicesPath.parse(request.path)

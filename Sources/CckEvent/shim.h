@@ -4,3 +4,4 @@
 #include <event2/keyvalq_struct.h>
 #include <event2/thread.h>
 #include <event2/util.h>
+#include <event2/bufferevent.h>
