@@ -16,13 +16,15 @@ public enum OperationKind: String, CaseIterable, Sendable {
     case userList, accountStatusSet, roleSet, quotaSet
     case faultList, faultAdd, faultClear
     case garbageCollect, doctorCheck, doctorRepair
+    case serveAuthRead, webTokenCreate, webTokenRevoke, serverKeyAdd, serverKeyRemove
 
     /// Whether the operation changes the store (it takes the exclusive lock, and needs a signed-in user).
     public var writes: Bool {
         switch self {
         case .recordModify, .zoneCreate, .zoneDelete, .zonePurge, .subscriptionSave, .subscriptionDelete, .notificationRead, .fixturesImport,
              .keyValueWrite, .storeInit, .containerCreate, .containerUse, .containerDelete, .schemaImport, .schemaDeploy, .schemaReset,
-             .schemaIndexes, .accountStatusSet, .roleSet, .quotaSet, .faultAdd, .faultClear, .garbageCollect, .doctorRepair:
+             .schemaIndexes, .accountStatusSet, .roleSet, .quotaSet, .faultAdd, .faultClear, .garbageCollect, .doctorRepair,
+             .webTokenCreate, .webTokenRevoke, .serverKeyAdd, .serverKeyRemove:
             return true
         default: return false
         }
@@ -33,7 +35,8 @@ public enum OperationKind: String, CaseIterable, Sendable {
         switch self {
         case .storeInit, .containerCreate, .containerUse, .containerDelete, .containerList, .schemaRead, .schemaImport, .schemaDeploy,
              .schemaReset, .schemaIndexes, .userList, .accountStatusSet, .roleSet, .quotaSet, .faultList, .faultAdd, .faultClear,
-             .garbageCollect, .doctorCheck, .doctorRepair:
+             .garbageCollect, .doctorCheck, .doctorRepair, .serveAuthRead, .webTokenCreate, .webTokenRevoke, .serverKeyAdd,
+             .serverKeyRemove:
             return true
         default: return false
         }
@@ -88,6 +91,11 @@ public enum OperationKind: String, CaseIterable, Sendable {
         case .garbageCollect: return "garbage can't be collected"
         case .doctorCheck: return "the store can't be checked"
         case .doctorRepair: return "the store can't be repaired"
+        case .serveAuthRead: return "web auth tokens and server-to-server keys can't be read"
+        case .webTokenCreate: return "web auth tokens can't be created"
+        case .webTokenRevoke: return "web auth tokens can't be revoked"
+        case .serverKeyAdd: return "server-to-server keys can't be added"
+        case .serverKeyRemove: return "server-to-server keys can't be removed"
         }
     }
 }

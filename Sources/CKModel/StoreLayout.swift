@@ -46,6 +46,7 @@ package enum StoreLayout {
     package static let entries: [Entry] = [
         Entry(pattern: "ck.json", holds: "Format version and the current container.", owner: .server, kind: .data, manual: true),
         Entry(pattern: "containers/<id>/container.json", holds: "Container identifier, creation time and users.", owner: .server, kind: .data, manual: true),
+        Entry(pattern: "containers/<id>/" + serveAuthName, holds: "Web auth tokens and server\u{2011}to\u{2011}server keys of \u{201C}ck serve\u{201D}.", owner: .server, kind: .data, manual: true),
         Entry(pattern: env + "/", holds: "One tree per environment: development and production.", owner: .server, kind: .data, manual: true),
         Entry(pattern: env + "/schema.json", holds: "Record types and their indexes.", owner: .server, kind: .data, manual: true),
         Entry(pattern: env + "/zones.json", holds: "Custom zones, deleted zones and each zone's compaction point.", owner: .server, kind: .data, manual: true),
@@ -92,6 +93,8 @@ package enum StoreLayout {
     package static let lockName = ".lock"
     package static let containersName = "containers"
     package static let containerInfoName = "container.json"
+    /// A container's web auth tokens and server-to-server keys (`ck serve token`, `ck serve key`).
+    package static let serveAuthName = "auth.json"
     /// The root directory of the devices' replicas (sync's, not the server's).
     package static let devicesName = "devices"
     /// What an environment's directory holds from the moment its container is created.

@@ -16,10 +16,13 @@ public struct Principal: Sendable {
 
     public var kind: Kind
     public var caller: Caller
+    /// The web auth token the response hands back (`X-Apple-CloudKit-Web-Auth-Token`) for a web-token principal.
+    public var nextWebAuthToken: String?
 
-    public init(kind: Kind, caller: Caller) {
+    public init(kind: Kind, caller: Caller, nextWebAuthToken: String? = nil) {
         self.kind = kind
         self.caller = caller
+        self.nextWebAuthToken = nextWebAuthToken
     }
 
     /// How the request log names it: `alice (web token)`, `key:ci (server-to-server)`, `anonymous`.

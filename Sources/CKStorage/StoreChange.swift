@@ -67,6 +67,8 @@ package enum RootChange {
     case config([String: JSON])
     /// A container's container.json, whole.
     case containerInfo(id: String, [String: JSON])
+    /// A container's auth.json (ck serve's tokens and keys), whole.
+    case serveAuth(id: String, JSON)
     /// A new container: its environments' trees, empty schema and catalog, then its container.json.
     case createContainer(id: String, created: Int64)
     /// A container and all that belongs to it removed, with ck.json replaced when given, in one intent.

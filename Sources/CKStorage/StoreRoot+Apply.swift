@@ -1,3 +1,4 @@
+import CKFiles
 import CKModel
 
 extension StoreRoot {
@@ -8,6 +9,7 @@ extension StoreRoot {
             switch change {
             case .config(let c): try writeConfig(c)
             case .containerInfo(let id, let o): try ContainerFile(path: containerInfoPath(id)).write(o)
+            case .serveAuth(let id, let json): try JSONFile.write(serveAuthPath(id), json)
             case .createContainer(let id, let created): try createContainerFiles(id, created: created)
             case .deleteContainer(let id, let config): try deleteContainer(id, config: config)
             }

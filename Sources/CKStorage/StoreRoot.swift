@@ -17,6 +17,8 @@ package struct StoreRoot: Sendable {
     package var lockPath: String { path + "/" + StoreLayout.lockName }
     package func containerDir(_ id: String) -> String { path + "/" + StoreLayout.containersName + "/" + id }
     package func containerInfoPath(_ id: String) -> String { containerDir(id) + "/" + StoreLayout.containerInfoName }
+    /// A container's auth.json (ck serve's web auth tokens and server-to-server keys).
+    package func serveAuthPath(_ id: String) -> String { containerDir(id) + "/" + StoreLayout.serveAuthName }
 
     /// Whether a store is there (its ck.json or its containers).
     package var exists: Bool { FileIO.exists(configPath) || FileIO.isDirectory(path + "/" + StoreLayout.containersName) }

@@ -34,6 +34,9 @@ import Testing
         "ck notification list --unread": ["ck init"],
         "ck schema export --file schema.ckdb": ["ck record save Note title=Hi"],
         "ck user list": ["ck account set available --as alice"],
+        "ck serve key add ci-key --public-key public.pem --as builder": [
+            "openssl ecparam -name prime256v1 -genkey -noout -out eckey.pem", "openssl ec -in eckey.pem -pubout -out public.pem 2>/dev/null",
+        ],
         "ck -e production import prod.json --replace": ["ck -e production export > prod.json"],
         "ck kv events tablet --since 3": ["ck kv set --device tablet volume 7", "ck kv sync tablet"],
         "ck kv events tablet -o json": ["ck kv set --device tablet volume 7", "ck kv sync tablet"],
