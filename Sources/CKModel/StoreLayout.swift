@@ -61,6 +61,7 @@ package enum StoreLayout {
         Entry(pattern: "lost+found/<time>/…", holds: "Data moved aside by \u{201C}ck doctor --repair\u{201D}; never deleted.", owner: .doctor, kind: .data, manual: true),
         // Not in the man page: locks, caches' companions and what interrupted operations leave.
         Entry(pattern: ".lock", holds: "flock target for ck.json and every container.json.", owner: .server, kind: .lock, manual: false),
+        Entry(pattern: "serve.json", holds: "Where a running \u{201C}ck serve\u{201D} listens (url, pid), for \u{201C}ck serve log\u{201D}; removed when it stops.", owner: .server, kind: .cache, manual: false),
         Entry(pattern: ".intent.json", holds: "An operation on several root files in progress (container delete, import into a new container).", owner: .server, kind: .transient, manual: false),
         Entry(pattern: ".pending-<id>/…", holds: "The staged new and old versions of the root's operation in progress.", owner: .server, kind: .transient, manual: false),
         Entry(pattern: "containers/<id>/.lock", holds: "flock target kept by older stores; ck accepts it and takes no lock on it.", owner: .server, kind: .lock, manual: false),
