@@ -153,7 +153,8 @@ package enum StoreLayout {
     /// The entries of the store root a failed first command may remove when it made the store (ck.json first).
     package static var rootNames: [String] {
         var seen: [String] = []
-        for e in entries where e.kind != .transient && e.owner != .doctor {
+        // Caches (serve.json of a running server) are not what a first command made.
+        for e in entries where e.kind != .transient && e.kind != .cache && e.owner != .doctor {
             let top = String(e.pattern.split(separator: "/")[0])
             if !seen.contains(top) { seen.append(top) }
         }
