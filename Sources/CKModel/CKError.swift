@@ -115,7 +115,8 @@ public struct CKError: Error, Sendable, CustomStringConvertible {
         ]
         if let retryAfter { o["retryAfter"] = .double(retryAfter) }
         if let hint { o["hint"] = .string(hint) }
-        for (k, v) in details { o[k] = v }
+        // `rule` is for request logs (ck serve's): `context` already says the same to people and scripts.
+        for (k, v) in details where k != "rule" { o[k] = v }
         if !items.isEmpty {
             o["errors"] = .array(items.map { item in
                 var e = item.error.json.objectValue ?? [:]

@@ -62,6 +62,7 @@ package enum StoreLayout {
         Entry(pattern: "lost+found/<time>/…", holds: "Data moved aside by \u{201C}ck doctor --repair\u{201D}; never deleted.", owner: .doctor, kind: .data, manual: true),
         // Not in the man page: locks, caches' companions and what interrupted operations leave.
         Entry(pattern: ".lock", holds: "flock target for ck.json and every container.json.", owner: .server, kind: .lock, manual: false),
+        Entry(pattern: "serve.json", holds: "Where a running \u{201C}ck serve\u{201D} listens (url, pid), for \u{201C}ck serve log\u{201D}; removed when it stops.", owner: .server, kind: .cache, manual: false),
         Entry(pattern: ".intent.json", holds: "An operation on several root files in progress (container delete, import into a new container).", owner: .server, kind: .transient, manual: false),
         Entry(pattern: ".pending-<id>/…", holds: "The staged new and old versions of the root's operation in progress.", owner: .server, kind: .transient, manual: false),
         Entry(pattern: "containers/<id>/.lock", holds: "flock target kept by older stores; ck accepts it and takes no lock on it.", owner: .server, kind: .lock, manual: false),
@@ -155,7 +156,8 @@ package enum StoreLayout {
     /// The entries of the store root a failed first command may remove when it made the store (ck.json first).
     package static var rootNames: [String] {
         var seen: [String] = []
-        for e in entries where e.kind != .transient && e.owner != .doctor {
+        // Caches (serve.json of a running server) are not what a first command made.
+        for e in entries where e.kind != .transient && e.kind != .cache && e.owner != .doctor {
             let top = String(e.pattern.split(separator: "/")[0])
             if !seen.contains(top) { seen.append(top) }
         }

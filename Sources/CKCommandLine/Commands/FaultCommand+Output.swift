@@ -9,22 +9,8 @@ extension FaultCommand {
 
         init(_ rule: FaultRule) { self.rule = rule }
 
-        var json: JSON {
-            let r = rule
-            var o: [String: JSON] = ["id": .string(r.id), "error": .string(r.error.name), "code": .int(Int64(r.error.rawValue)),
-                                     "op": .string(r.op.rawValue), "after": .int(Int64(r.after)), "seen": .int(Int64(r.seen)),
-                                     "fired": .int(Int64(r.fired)), "afterCommit": .bool(r.afterCommit)]
-            if let v = r.recordType { o["recordType"] = .string(v) }
-            if let v = r.recordName { o["recordName"] = .string(v) }
-            if let v = r.zone { o["zone"] = .string(v) }
-            if let v = r.database { o["database"] = .string(v.rawValue) }
-            if let v = r.user { o["user"] = .string(v) }
-            if FaultRule.retryable.contains(r.error) { o["retryAfter"] = .double(r.retryAfter ?? FaultRule.defaultRetryAfter) }
-            if let v = r.times { o["timesLeft"] = .int(Int64(v)) }
-            if let v = r.probability { o["probability"] = .double(v) }
-            if let v = r.seed { o["seed"] = .string(String(v)) }
-            return .object(o)
-        }
+        /// The same JSON as the control plane's `/_ck/faults` (`FaultRule.json`).
+        var json: JSON { rule.json }
 
         /// The rule's columns: ID, ERROR, MATCHES, FIRES, FIRED.
         var cells: [String] { [rule.id, rule.error.name, matching(rule), how(rule), String(rule.fired)] }

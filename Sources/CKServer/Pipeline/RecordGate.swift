@@ -167,8 +167,9 @@ package struct RecordGate {
         } else {
             hint = "grant it in the schema (GRANT \(permission.rawValue) TO \"_icloud\" in RECORD TYPE \(type), then 'ck schema import'), or assign a role that has it ('ck role assign <role> <user>')"
         }
+        // `rule`: the decision in one line for a request log (`ck serve log`); CKError.json leaves it out.
         return CKError(.permissionFailure, "\(permission.rawValue) operation not permitted", serverErrorCode: "ACCESS_DENIED", hint: hint,
                        details: ["context": .string(context), "recordType": .string(type), "permission": .string(permission.rawValue),
-                                 "roles": .array(holds.map { .string($0) })])
+                                 "roles": .array(holds.map { .string($0) }), "rule": .string("\(database.rawValue) database: " + context)])
     }
 }

@@ -1,0 +1,90 @@
+import CKModel
+import CKServer
+
+/// `GET /_ck/notifications`: every notification ck made in an environment, for every user, each with the push it
+/// stands for as a web-courier frame, so a test can assert what would have been pushed.
+extension ControlPlane {
+    /// `?since=<notification id or ISO 8601 time>&user=<name>` → `{container, environment, notifications: [{user,
+    /// userRecordName, database, subscriptionID, notificationID, notificationType, reason?, record?, zone?, time, read,
+    /// notification, push}]}`, oldest first. `since` an ID: the ones after it; a time: the ones made after it.
+    static func notifications(_ request: HTTPRequest, server: CloudKitServer) throws(CKError) -> JSON {
+        let (container, environment) = try target(request, body: [:], server: server)
+        var list = try container.allNotifications(environment: environment)
+        if let user = request.query["user"] {
+            list = list.filter { $0.userName == user || $0.userRecordName == user }
+        }
+        if let since = request.query["since"], !since.isEmpty {
+            if let i = list.lastIndex(where: { $0.notification.notificationID == since }) {
+                list.removeFirst(i + 1)
+            } else if let t = ISO8601.parse(since) {
+                list = list.filter { $0.notification.time > t }
+            } else {
+                throw CKError(.unknownItem, "since: no notification '\(since)' in \(environment.rawValue) of \(container.identifier), and not an ISO 8601 time",
+                              serverErrorCode: "NOT_FOUND")
+            }
+        }
+        let items = list.map { item -> JSON in
+            let n = item.notification
+            var o: [String: JSON] = ["user": .string(item.userName), "userRecordName": .string(item.userRecordName),
+                                     "database": .string(n.databaseScope.rawValue), "subscriptionID": .string(n.subscriptionID),
+                                     "notificationID": .string(n.notificationID), "notificationType": .string(n.kind.rawValue),
+                                     "time": .string(ISO8601.format(milliseconds: n.time)), "read": .bool(n.read),
+                                     "notification": n.json(),
+                                     "push": pushFrame(n, container: container.identifier, environment: environment, userRecordName: item.userRecordName)]
+            if let reason = n.reason { o["reason"] = .string(reason.rawValue) }
+            if let name = n.recordName {
+                var r: [String: JSON] = ["recordName": .string(name)]
+                if let type = n.recordType { r["recordType"] = .string(type) }
+                o["record"] = .object(r)
+            }
+            if let z = n.zoneID { o["zone"] = z.json }
+            return .object(o)
+        }
+        return .object(["container": .string(container.identifier), "environment": .string(environment.rawValue),
+                        "notifications": .array(items)])
+    }
+
+    /// The web-courier frame of a notification (web-services.md §8): `{"ck":{nid, cid, ckuserid, ce, qry:{sid, rid,
+    /// fo, zid, dbs, zoid}}, "aps"?}`; a zone notification carries `fet:{sid, zid, zoid, dbs}` and a database
+    /// notification `met:{sid, dbs}` in place of `qry`. `ce` 1 for development and 2 for production, `dbs` 1 public,
+    /// 2 private, 3 shared (UNVERIFIED readings of Apple's keys; the same choices as the courier's frames).
+    static func pushFrame(_ n: SubscriptionNotification, container: String, environment: Environment, userRecordName: String) -> JSON {
+        let dbs: Int64
+        switch n.databaseScope {
+        case .public: dbs = 1
+        case .private: dbs = 2
+        case .shared: dbs = 3
+        }
+        var body: [String: JSON] = ["sid": .string(n.subscriptionID), "dbs": .int(dbs)]
+        if let z = n.zoneID {
+            body["zid"] = .string(z.zoneName)
+            body["zoid"] = .string(z.ownerRecordName)
+        }
+        var ck: [String: JSON] = ["nid": .string(n.notificationID), "cid": .string(container), "ckuserid": .string(userRecordName),
+                                  "ce": .int(environment == .development ? 1 : 2)]
+        switch n.kind {
+        case .query:
+            if let r = n.recordName { body["rid"] = .string(r) }
+            switch n.reason {
+            case .recordCreated?: body["fo"] = .int(1)
+            case .recordUpdated?: body["fo"] = .int(2)
+            case .recordDeleted?: body["fo"] = .int(3)
+            case nil: break
+            }
+            ck["qry"] = .object(body)
+        case .recordZone:
+            ck["fet"] = .object(body)
+        case .database:
+            ck["met"] = .object(["sid": .string(n.subscriptionID), "dbs": .int(dbs)])
+        }
+        var frame: [String: JSON] = ["ck": .object(ck)]
+        // aps only when the subscription set an alert, as the live courier shows.
+        if let alert = n.alertBody {
+            var aps: [String: JSON] = ["alert": .object(["body": .string(alert)])]
+            if n.shouldBadge { aps["badge"] = .int(1) }
+            if n.shouldSendContentAvailable { aps["content-available"] = .int(1) }
+            frame["aps"] = .object(aps)
+        }
+        return .object(frame)
+    }
+}
