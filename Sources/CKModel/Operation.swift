@@ -10,6 +10,7 @@ public enum OperationKind: String, CaseIterable, Sendable {
     case fixturesExport, fixturesImport
     case quotaUsage
     case keyValueRead, keyValueWrite
+    case assetUpload, assetDownload
     // Developer and administrator work: run as the declared developer caller, to whom client rules don't apply.
     case storeInit, containerCreate, containerUse, containerDelete, containerList
     case schemaRead, schemaImport, schemaDeploy, schemaReset, schemaIndexes
@@ -21,7 +22,7 @@ public enum OperationKind: String, CaseIterable, Sendable {
     /// Whether the operation changes the store (it takes the exclusive lock, and needs a signed-in user).
     public var writes: Bool {
         switch self {
-        case .recordModify, .zoneCreate, .zoneDelete, .zonePurge, .subscriptionSave, .subscriptionDelete, .notificationRead, .fixturesImport,
+        case .recordModify, .assetUpload, .zoneCreate, .zoneDelete, .zonePurge, .subscriptionSave, .subscriptionDelete, .notificationRead, .fixturesImport,
              .keyValueWrite, .storeInit, .containerCreate, .containerUse, .containerDelete, .schemaImport, .schemaDeploy, .schemaReset,
              .schemaIndexes, .accountStatusSet, .roleSet, .quotaSet, .faultAdd, .faultClear, .garbageCollect, .doctorRepair,
              .webTokenCreate, .webTokenRevoke, .serverKeyAdd, .serverKeyRemove:
@@ -71,6 +72,8 @@ public enum OperationKind: String, CaseIterable, Sendable {
         case .quotaUsage: return "storage can't be measured"
         case .keyValueRead: return "the key-value store can't be read"
         case .keyValueWrite: return "the key-value store can't be written"
+        case .assetUpload: return "assets can't be uploaded"
+        case .assetDownload: return "assets can't be downloaded"
         case .storeInit: return "no store can be made"
         case .containerCreate: return "containers can't be created"
         case .containerUse: return "the current container can't be changed"

@@ -48,7 +48,8 @@ public struct WebServicesPath: Sendable, Equatable {
         if let first = rest.first, let scope = DatabaseScope(rawValue: first) {
             database = scope
             rest.removeFirst()
-        } else if parts[0] == "database" {
+        } else if parts[0] == "database" && rest.first != "subscriptions" {
+            // Apple's subscriptions pages show no database segment (CloudKit JS sends one): those paths mean public.
             let seen = rest.first.map { "'\($0)'" } ?? "nothing"
             throw CKError(.invalidArguments, "unknown database \(seen) in \(path): expected public, private or shared")
         }

@@ -67,6 +67,8 @@ import CKTestSupport
         _ = try db.notifications()
         _ = try db.markNotificationsRead(nil)
         _ = try db.quotaUsage()
+        let uploaded = try db.uploadAsset(Array("asset bytes".utf8))
+        #expect(try db.assetBytes(sha256: uploaded.sha256) == Array("asset bytes".utf8))
         _ = try db.createZone("Gone")
         _ = try db.purgeZone("Gone")
         let doc = try t.store.container().exportFixtures(.development, as: try Caller.user("default"))

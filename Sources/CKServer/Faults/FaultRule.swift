@@ -75,7 +75,8 @@ public struct FaultRule: Sendable, Equatable {
     package static func ops(of kind: OperationKind) -> Set<Op> {
         switch kind {
         case .recordModify, .fixturesImport: return [.save, .delete]
-        case .recordFetch, .recordList, .fixturesExport, .quotaUsage: return [.fetch]
+        case .assetUpload: return [.save]
+        case .recordFetch, .recordList, .fixturesExport, .quotaUsage, .assetDownload: return [.fetch]
         case .query, .queryPlan: return [.query]
         case .zoneCreate, .zoneDelete, .zonePurge, .zoneList, .zoneSummary: return [.zone]
         case .subscriptionSave, .subscriptionDelete, .subscriptionList: return [.subscription]

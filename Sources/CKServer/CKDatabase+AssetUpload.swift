@@ -1,0 +1,47 @@
+import CKModel
+
+extension CKDatabase {
+    /// Stores uploaded bytes as an asset of this environment, content-addressed by SHA-256 (the Web Services
+    /// upload URL). No record refers to it yet: a later save names it by hash, and `ck gc` removes it if none does.
+    public func uploadAsset(_ bytes: [UInt8]) throws(CKError) -> Asset {
+        let size = Int64(bytes.count)
+        let hash = SHA256.hex(bytes)
+        return try perform(.assetUpload, validate: { () throws(CKError) in
+            if size > Asset.maxSize { throw Asset.tooLarge("the uploaded file", size: size) }
+        }) { (state) throws(CKError) -> Asset in
+            // Content-addressed: bytes already in the store are not written again.
+            if !env.hasAsset(hash) { state.changes.append(.asset(sha256: hash, bytes: bytes)) }
+            return Asset(sha256: hash, size: size)
+        }
+    }
+
+    /// The bytes of an asset of this environment, by its SHA-256 (64 hex digits, never a path); unknownItem when
+    /// the store has none.
+    public func assetBytes(sha256: String) throws(CKError) -> [UInt8] {
+        let hex = sha256.lowercased()
+        return try perform(.assetDownload, validate: { () throws(CKError) in try CKDatabase.checkAssetID(sha256) }) { (_) throws(CKError) -> [UInt8] in
+            guard let bytes = try env.readAsset(hex) else { throw CKDatabase.assetNotFound(hex) }
+            return bytes
+        }
+    }
+
+    /// An asset of this environment by its SHA-256, with its size, without reading its bytes; unknownItem when the
+    /// store has none.
+    public func storedAsset(sha256: String) throws(CKError) -> Asset {
+        let hex = sha256.lowercased()
+        return try perform(.assetDownload, validate: { () throws(CKError) in try CKDatabase.checkAssetID(sha256) }) { (_) throws(CKError) -> Asset in
+            guard let size = env.assetSize(hex) else { throw CKDatabase.assetNotFound(hex) }
+            return Asset(sha256: hex, size: Int64(size))
+        }
+    }
+
+    private static func checkAssetID(_ id: String) throws(CKError) {
+        guard id.utf8.count == 64, id.utf8.allSatisfy({ ($0 >= 48 && $0 <= 57) || ($0 >= 97 && $0 <= 102) || ($0 >= 65 && $0 <= 70) }) else {
+            throw CKError.invalid("'\(id.prefix(80))' is not an asset id: expected the 64 hex digits of a SHA-256")
+        }
+    }
+
+    private static func assetNotFound(_ hex: String) -> CKError {
+        CKError(.unknownItem, "Asset not found: \(hex)", hint: "'ck gc' removes assets no record refers to")
+    }
+}
