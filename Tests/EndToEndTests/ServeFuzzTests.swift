@@ -91,6 +91,9 @@ struct ServeFuzzTests {
             var request = gen.next()
             // evhttp knows no other methods; an unknown one is broken framing, covered above.
             if !RequestFuzzer.methods.contains(request.method) { request.method = "POST" }
+            // Likewise a target that is not one token beginning with "/" breaks the request line itself.
+            request.target = "/" + request.target.drop { $0 == "/" }.replacingOccurrences(of: " ", with: "%20").replacingOccurrences(of: "#", with: "%23")
+            if request.target == "/*" { request.target = "/%2A" }
             let reply: HTTPClientReply
             do {
                 reply = try server.request(request.method, request.target, headers: request.headers.map { ($0.name, $0.value) },
