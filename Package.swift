@@ -47,7 +47,7 @@ let package = Package(
         .testTarget(name: "CKCoreTests", dependencies: ["CKCore", "CKTestSupport"] + layers, exclude: ["Corpus"]),
         .testTarget(name: "CKCommandLineTests", dependencies: ["CKCommandLine", "CKCore"], exclude: ["Golden"]),
         .testTarget(name: "PublicAPITests", dependencies: ["CKCore", "CKTestSupport"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["ck", "CKCore", "CKCommandLine", "CKTestSupport"] + layers, exclude: ["Golden"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["ck", "CKCore", "CKCommandLine", "CKTestSupport"] + layers, exclude: ["Golden", "pyicloud"]),
     ],
     swiftLanguageModes: [.v6]
 )
