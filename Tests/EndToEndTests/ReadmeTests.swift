@@ -87,16 +87,20 @@ import Testing
         }
     }
 
-    @Test(RequiredTool.needed("bash")) func everyTourCommandPrintsWhatTheReadmeShows() throws {
+    @Test(RequiredTool.needed("bash"), RequiredTool.needed("jq"), RequiredTool.needed("curl"))
+    func everyTourCommandPrintsWhatTheReadmeShows() throws {
         let text = try String(contentsOfFile: Self.readmePath, encoding: .utf8)
         var lines = text.components(separatedBy: "\n")
         let steps = Self.steps(lines)
         // The tour walks the notes app end to end: each of these must appear as a command.
         for part in ["ck container create", "ck zone create", "ck record save", "ck record fetch", "--if-tag", "ck query",
                      "ck subscription create", "ck sync", "ck device save", "ck notification list", "ck changes zone",
-                     "ck schema deploy", "ck export", "import", "ck exec", "ck gc"] {
+                     "ck schema deploy", "ck export", "import", "ck exec", "ck gc", "ck serve", "curl"] {
             #expect(steps.contains { $0.command.hasPrefix(part) || $0.command.contains(" " + part) }, "the tour has no `\(part)` step")
         }
+        // The section on ck serve talks to it with curl and jq.
+        _ = try RequiredTool.require("jq")
+        _ = try RequiredTool.require("curl")
         let s = try Sandbox(store: false)
         let outputs = try Self.run(steps, sandbox: s)
         if ProcessInfo.processInfo.environment["CK_UPDATE_GOLDEN"] == "1" {

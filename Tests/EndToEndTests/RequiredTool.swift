@@ -1,12 +1,12 @@
 import Foundation
 import Testing
 
-/// Programs a test runs besides ck (shells, jq, groff, strace). A fresh machine may lack some of them: there a test
+/// Programs a test runs besides ck (shells, jq, curl, groff, strace). A fresh machine may lack some of them: there a test
 /// that needs one is skipped with the tool named, never counted as passing; in CI (`CI` set; `.ci/run` installs
 /// every one of them) it runs and a missing tool is a failure.
 enum RequiredTool {
     /// The Debian package providing each tool, for the message.
-    static let packages = ["zsh": "zsh", "fish": "fish", "strace": "strace", "groff": "groff-base", "jq": "jq", "bash": "bash"]
+    static let packages = ["zsh": "zsh", "fish": "fish", "strace": "strace", "groff": "groff-base", "jq": "jq", "bash": "bash", "curl": "curl"]
 
     static var inCI: Bool { ProcessInfo.processInfo.environment["CI"].map { !$0.isEmpty } ?? false }
 
