@@ -37,6 +37,14 @@ import Testing
         "ck serve key add ci-key --public-key public.pem --as builder": [
             "openssl ecparam -name prime256v1 -genkey -noout -out eckey.pem", "openssl ec -in eckey.pem -pubout -out public.pem 2>/dev/null",
         ],
+        // A server on this store at the default port (the --url example names it), asked once; --follow runs last
+        // and ends when the server is stopped a moment later (or the script's exit stops it, should a step fail).
+        "ck serve log": [
+            "ck serve > serve.out 2>&1 & SERVER=$!; trap 'kill $SERVER 2>/dev/null' EXIT",
+            "for i in $(seq 100); do grep -q listening serve.out && break; sleep 0.1; done; grep -q listening serve.out",
+            "curl -sf http://127.0.0.1:8090/_ck/health > /dev/null",
+        ],
+        "ck serve log --follow": ["(sleep 2; kill $SERVER) &"],
         "ck -e production import prod.json --replace": ["ck -e production export > prod.json"],
         "ck kv events tablet --since 3": ["ck kv set --device tablet volume 7", "ck kv sync tablet"],
         "ck kv events tablet -o json": ["ck kv set --device tablet volume 7", "ck kv sync tablet"],

@@ -16,8 +16,8 @@ enum ServeLogCommand {
             OptionSpec("url", value: "url", help: "The server to read (default: the one running on this store)."),
         ],
         examples: [("ck serve log", "The requests the server kept."),
-                   ("ck serve log --follow", "Watch requests as they come."),
-                   ("ck serve log -o json --url http://127.0.0.1:8090", "Every field of each request, from a server named by URL.")],
+                   ("ck serve log -o json --url http://127.0.0.1:8090", "Every field of each request, from a server named by URL."),
+                   ("ck serve log --follow", "Watch requests as they come.")],
         run: run)
 
     /// How often --follow asks for new requests, in milliseconds.
