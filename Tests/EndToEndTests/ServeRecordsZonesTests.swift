@@ -210,6 +210,31 @@ final class WireFixture {
         #expect(forceDeleted == .object(["recordName": .string("r2"), "deleted": .bool(true)]))
         #expect(try f.lookup("r2")["serverErrorCode"] == .string("NOT_FOUND"))
 
+        // create without a recordName: "The default value is a random UUID" (cloudkit.md §2.3).
+        let unnamed = try WireFixture.only(try f.ok("records/modify", #"""
+            {\#(zone),"operations":[{"operationType":"create","record":{"recordType":"Item","fields":{"title":{"value":"anon"}}}}]}
+            """#))
+        let assigned = try #require(unnamed["recordName"]?.stringValue)
+        #expect(UUID(uuidString: assigned) != nil, "\(assigned)")
+        #expect(try f.lookup(assigned)["fields"]?["title"]?["value"] == .string("anon"))
+
+        // desiredKeys on a modify limits the fields answered, not the fields saved.
+        let keyed = try WireFixture.only(try f.ok("records/modify", #"""
+            {\#(zone),"desiredKeys":["n"],"operations":[{"operationType":"create","record":{"recordName":"k1","recordType":"Item",
+             "fields":{"title":{"value":"kept"},"n":{"value":9}}}}]}
+            """#))
+        #expect(keyed["fields"] == .object(["n": .object(["value": .int(9), "type": .string("INT64")])]))
+        #expect(try f.lookup("k1")["fields"]?["title"]?["value"] == .string("kept"))
+
+        // With ?getCurrentSyncToken=true (iCloud.com, §2.3) a modify answers the database's syncToken, which
+        // changes/database takes: nothing has changed since it.
+        let withToken = try f.server.post(f.path("records/modify", db: "private") + "?remapEnums=True&getCurrentSyncToken=True", json: #"""
+            {\#(zone),"operations":[{"operationType":"forceDelete","record":{"recordName":"k1"}}]}
+            """#)
+        #expect(withToken.status == 200)
+        let current = try #require(withToken.json["syncToken"]?.stringValue)
+        #expect(try f.ok("changes/database", #"{"syncToken":"\#(current)"}"#)["zones"] == .array([]))
+
         // A record the command line saved is updated over HTTP with the tag the command line printed.
         let cliSaved = try WireFixture.only(try f.cliJSON("-z", "Z", "record", "save", "Item", "--name", "c1", "title=from cli"))
         let cliTag = try #require(cliSaved["recordChangeTag"]?.stringValue)
@@ -254,6 +279,16 @@ final class WireFixture {
         #expect(out[0]["fields"]?["title"]?["value"] == .string("a"))
         #expect(out[2]["fields"]?["title"]?["value"] == .string("c"))
         #expect(try f.cli("-z", "Z", "record", "fetch", "ok1", "ok2", "-o", "name") == "ok1\nok2\n")
+
+        // A zone without the atomic capability: "setting this property has no effect" (cloudkit.md §10).
+        try f.cli("zone", "create", "Loose", "--capabilities", "fetchChanges")
+        let loose = WireFixture.records(try f.ok("records/modify", #"""
+            {"zoneID":{"zoneName":"Loose"},"atomic":true,"operations":[
+             {"operationType":"create","record":{"recordName":"l1","recordType":"Item","fields":{}}},
+             {"operationType":"update","record":{"recordName":"ghost","recordChangeTag":"1","fields":{}}}]}
+            """#))
+        #expect(loose.map { $0["serverErrorCode"]?.stringValue } == [nil, "NOT_FOUND"])
+        #expect(try f.lookup("l1", zone: "Loose")["recordName"] == .string("l1"))
 
         // The default zone: explicit atomic:true is refused in Apple's words (§9.1); no atomic key is non-atomic (§9.4).
         let reason = try f.refused("records/modify", #"""
@@ -401,6 +436,18 @@ final class WireFixture {
         #expect(defaults.first?["zoneID"]?["zoneType"] == .string("DEFAULT_ZONE"))
         #expect(defaults.last?["serverErrorCode"] == .string("NOT_FOUND"))
 
+        // The public database: records carry no zoneID (§6.2).
+        let pub = try WireFixture.only(try f.ok("records/modify", #"""
+            {"operations":[{"operationType":"create","record":{"recordName":"p1","recordType":"Item","fields":{"title":{"value":"P"}}}}]}
+            """#, db: "public"))
+        #expect(pub["zoneID"] == nil)
+        #expect(pub["created"]?["deviceID"] == .string("2"))
+        let pubLooked = try WireFixture.only(try f.ok("records/lookup", #"{"records":[{"recordName":"p1"}]}"#, db: "public"))
+        #expect(pubLooked["zoneID"] == nil)
+        #expect(pubLooked["fields"]?["title"]?["value"] == .string("P"))
+        #expect(WireFixture.keys(pubLooked) == ["created", "deleted", "fields", "modified", "pluginFields", "recordChangeTag",
+                                               "recordName", "recordType"])
+
         // `records` as one object, as iCloud.com accepts (§4).
         let single = try WireFixture.only(try f.ok("records/lookup", #"{"zoneID":{"zoneName":"Z"},"records":{"recordName":"a"}}"#))
         #expect(single["recordName"] == .string("a"))
@@ -456,7 +503,7 @@ final class WireFixture {
         // resultsLimit 4, sorted by group (ties): the same body with each continuationMarker until there is none;
         // every record once, pages 4, 4, 3, groups never going back.
         var seen: [String] = [], pages: [Int] = [], groups: [Int64] = []
-        var marker: String? = nil
+        var marker: String? = nil, firstMarker: String? = nil
         repeat {
             let m = marker.map { #""continuationMarker":"\#($0)","# } ?? ""
             let j = try f.ok("records/query", #"""
@@ -468,11 +515,23 @@ final class WireFixture {
             groups += page.compactMap { $0["fields"]?["group"]?["value"]?.int64Value }
             for r in page { #expect(WireFixture.keys(r["fields"]) == ["group"]) }
             marker = j["continuationMarker"]?.stringValue
+            if firstMarker == nil { firstMarker = marker }
         } while marker != nil && pages.count < 20
         #expect(pages == [4, 4, 3])
         #expect(seen.sorted() == (0...10).map { "q\($0)" }.sorted())
         #expect(Set(seen).count == 11)
         #expect(groups == groups.sorted())
+        // The marker belongs to its query: sent with another sort, it is refused.
+        let used = try #require(firstMarker)
+        #expect(try f.refused("records/query", #"""
+            {"zoneID":{"zoneName":"Z"},"continuationMarker":"\#(used)","resultsLimit":4,"query":{"recordType":"Item","sortBy":[{"fieldName":"n"}]}}
+            """#, status: 400, code: "BAD_REQUEST").isEmpty == false)
+
+        // zoneWide without a zoneID: every zone of the user; a zoneID makes zoneWide ignored (cloudkit.md §3.4).
+        try f.cli("record", "save", "Item", "--name", "inDefault", "title=t4", "n=4")
+        let wide = try f.ok("records/query", #"{"zoneWide":true,"query":{"recordType":"Item","filterBy":\#(filter("title", "EQUALS", #""t4""#))}}"#)
+        #expect(WireFixture.records(wide).map { $0["zoneID"]?["zoneName"]?.stringValue ?? "" }.sorted() == ["Z", "_defaultZone"])
+        #expect(try names(filter("title", "EQUALS", #""t4""#), extra: #""zoneWide":true,"#) == ["q4"])
 
         // A page holding exactly the last records carries no marker; a limit over 200 is served as 200 (§5).
         let all = try f.ok("records/query", #"{"zoneID":{"zoneName":"Z"},"resultsLimit":11,"query":{"recordType":"Item"}}"#)
