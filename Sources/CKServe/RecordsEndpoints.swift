@@ -1,5 +1,6 @@
 import CKModel
 import CKQuery
+import CKSchema
 import CKServer
 
 /// records/query, records/lookup, records/modify and the legacy records/changes.
@@ -16,7 +17,9 @@ enum RecordsEndpoints {
         for k in ["filterBy", "sortBy"] {
             if let v = q.value(k), v.arrayValue == nil { throw WireBody.bad(q.place(k), "expected an array, got \(v.kindName)") }
         }
-        let parsed = try QueryFilter.webServices(.object(q.object), label: "query")
+        // A filter's `type` is optional, as a saved field's is: take it from the schema where the value alone can't say.
+        let fields = (try? context.container().schema(context.environment))?.recordTypes[recordType]?.fields ?? [:]
+        let parsed = try QueryFilter.webServices(.object(typingFilterValues(q.object, fields: fields)), label: "query")
         let zone = try body.zoneName() ?? Names.defaultZoneName
         let limit = try body.int("resultsLimit", in: 1...Int(Int32.max)).map { min($0, maxResults) }
         let keys = try body.desiredKeys()
@@ -31,6 +34,25 @@ enum RecordsEndpoints {
         var o: [String: JSON] = ["records": .array(page.records.map { encoder.record($0) })]
         if let marker = page.cursor { o["continuationMarker"] = .string(marker) }
         return try withSyncToken(o, context)
+    }
+
+    /// The query with a `type` added to each untyped filter value on a TIMESTAMP or BYTES field (or list of them):
+    /// bare JSON reads a number as INT64 and a string as STRING, so `{value: 1767225600000}` would not match a
+    /// TIMESTAMP field. A list value (IN, LIST_CONTAINS_ANY…) gets the list type; anything malformed is left for
+    /// the filter reader to refuse.
+    static func typingFilterValues(_ query: [String: JSON], fields: [String: FieldSchema]) -> [String: JSON] {
+        guard case .array(let filters)? = query["filterBy"] else { return query }
+        var out = query
+        out["filterBy"] = .array(filters.map { f -> JSON in
+            guard case .object(var o) = f, case .object(var fv)? = o["fieldValue"], fv["type"] == nil, let value = fv["value"],
+                  let name = o["fieldName"]?.stringValue ?? o["systemFieldName"]?.stringValue.flatMap({ QueryFilter.systemFieldNames[$0] }),
+                  fields[name]?.encrypted != true,
+                  let base = (fields[name]?.type ?? RecordTypeSchema.systemFields[name])?.base, base == .timestamp || base == .bytes else { return f }
+            fv["type"] = .string(FieldType(base, list: value.arrayValue != nil).wsName)
+            o["fieldValue"] = .object(fv)
+            return .object(o)
+        })
+        return out
     }
 
     /// `{records:[{recordName, desiredKeys?}] (or one object), zoneID?, desiredKeys?, numbersAsStrings?}` → one entry

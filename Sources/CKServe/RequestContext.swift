@@ -57,7 +57,12 @@ public final class RequestContext {
         self.body = body
     }
 
-    public var caller: Caller { principal.caller }
+    /// The principal's caller, writing from the Web Services client's device.
+    public var caller: Caller {
+        var c = principal.caller
+        c.deviceID = WireRecordEncoder.webServicesDeviceID
+        return c
+    }
     public var environment: Environment { path.environment }
 
     /// The database the path names (public for `/device/1/…` paths, which carry none).

@@ -20,6 +20,10 @@ struct WireRecordEncoder {
 
     var scope: DatabaseScope { context.scope }
 
+    /// The `deviceID` stamped on what Web Services requests write: Apple's records written through Web Services
+    /// carry "2" (web-services.md §6.2), which also tells them apart from the command line's "ck".
+    static let webServicesDeviceID = "2"
+
     /// `{zoneName, ownerRecordName, zoneType}` with DEFAULT_ZONE or REGULAR_CUSTOM_ZONE.
     static func zoneID(_ id: ZoneID) -> JSON {
         .object(["zoneName": .string(id.zoneName), "ownerRecordName": .string(id.ownerRecordName),
