@@ -281,6 +281,10 @@ final class CourierPoll: @unchecked Sendable {
         #expect(qry["dbs"] != nil && qry["zoid"] != nil, "\(first.text)")
         // aps only because the subscription set an alert.
         #expect(frame["aps"]?["alert"] != nil, "\(first.text)")
+        // The control plane's list of notifications shows the same frame as the push it stands for.
+        let plane = try s.server.get("/_ck/notifications?container=\(ServeSession.container)&user=alice")
+        let entry = plane.json["notifications"]?.arrayValue?.first { $0["record"]?["recordName"] == .string("n1") }
+        #expect(entry?["push"] == frame, "\(plane.text)")
 
         // A save that does not match makes no frame; the next matching one, by the command line, does.
         try Self.saveNote(s, "n2", title: "calm", token: alice)
