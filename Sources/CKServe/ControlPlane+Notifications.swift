@@ -30,7 +30,7 @@ extension ControlPlane {
                                      "notificationID": .string(n.notificationID), "notificationType": .string(n.kind.rawValue),
                                      "time": .string(ISO8601.format(milliseconds: n.time)), "read": .bool(n.read),
                                      "notification": n.json(),
-                                     "push": pushFrame(n, container: container.identifier, environment: environment, userRecordName: item.userRecordName)]
+                                     "push": CourierFrame.make(n, container: container.identifier, environment: environment, userRecordName: item.userRecordName)]
             if let reason = n.reason { o["reason"] = .string(reason.rawValue) }
             if let name = n.recordName {
                 var r: [String: JSON] = ["recordName": .string(name)]
@@ -42,49 +42,5 @@ extension ControlPlane {
         }
         return .object(["container": .string(container.identifier), "environment": .string(environment.rawValue),
                         "notifications": .array(items)])
-    }
-
-    /// The web-courier frame of a notification (web-services.md §8): `{"ck":{nid, cid, ckuserid, ce, qry:{sid, rid,
-    /// fo, zid, dbs, zoid}}, "aps"?}`; a zone notification carries `fet:{sid, zid, zoid, dbs}` and a database
-    /// notification `met:{sid, dbs}` in place of `qry`. `ce` 1 for development and 2 for production, `dbs` 1 public,
-    /// 2 private, 3 shared (UNVERIFIED readings of Apple's keys; the same choices as the courier's frames).
-    static func pushFrame(_ n: SubscriptionNotification, container: String, environment: Environment, userRecordName: String) -> JSON {
-        let dbs: Int64
-        switch n.databaseScope {
-        case .public: dbs = 1
-        case .private: dbs = 2
-        case .shared: dbs = 3
-        }
-        var body: [String: JSON] = ["sid": .string(n.subscriptionID), "dbs": .int(dbs)]
-        if let z = n.zoneID {
-            body["zid"] = .string(z.zoneName)
-            body["zoid"] = .string(z.ownerRecordName)
-        }
-        var ck: [String: JSON] = ["nid": .string(n.notificationID), "cid": .string(container), "ckuserid": .string(userRecordName),
-                                  "ce": .int(environment == .development ? 1 : 2)]
-        switch n.kind {
-        case .query:
-            if let r = n.recordName { body["rid"] = .string(r) }
-            switch n.reason {
-            case .recordCreated?: body["fo"] = .int(1)
-            case .recordUpdated?: body["fo"] = .int(2)
-            case .recordDeleted?: body["fo"] = .int(3)
-            case nil: break
-            }
-            ck["qry"] = .object(body)
-        case .recordZone:
-            ck["fet"] = .object(body)
-        case .database:
-            ck["met"] = .object(["sid": .string(n.subscriptionID), "dbs": .int(dbs)])
-        }
-        var frame: [String: JSON] = ["ck": .object(ck)]
-        // aps only when the subscription set an alert, as the live courier shows.
-        if let alert = n.alertBody {
-            var aps: [String: JSON] = ["alert": .object(["body": .string(alert)])]
-            if n.shouldBadge { aps["badge"] = .int(1) }
-            if n.shouldSendContentAvailable { aps["content-available"] = .int(1) }
-            frame["aps"] = .object(aps)
-        }
-        return .object(frame)
     }
 }

@@ -4,9 +4,10 @@ import CKServer
 /// users/caller, users/current, users/discover and the users/lookup forms.
 ///
 /// ck's users have a name (`--as alice`) and a user record name, but no e-mail address, phone number or
-/// discoverability setting. So every user the container knows is treated as discoverable, its ck name is given as
-/// its first name (`givenName`), and it can be found by `userRecordName` only: an e-mail or phone lookup finds
-/// nobody. A lookup that finds nobody leaves no entry (Apple returns only the users it found).
+/// discoverability setting. So every user the container knows with an iCloud account (available, or temporarily
+/// unavailable) is treated as discoverable, its ck name is given as its first name (`givenName`), and it can be found
+/// by `userRecordName` only: an e-mail or phone lookup finds nobody. A lookup that finds nobody leaves no entry
+/// (Apple returns only the users it found).
 enum UsersEndpoints {
     /// The caller's user identity: `{userRecordName, nameComponents:{givenName}}`.
     static func caller(_ context: RequestContext) throws(CKError) -> JSON {
@@ -24,7 +25,7 @@ enum UsersEndpoints {
     /// answers every other user the container knows.
     static func discover(_ context: RequestContext) throws(CKError) -> JSON {
         let me = try signedIn(context)
-        let users = try context.container().users()
+        let users = try context.container().users().filter(discoverable)
         guard let infos = context.body["lookupInfos"] else {
             return .object(["users": .array(users.filter { $0.name != me.name }.map { identity($0, lookup: nil) })])
         }
@@ -62,7 +63,7 @@ enum UsersEndpoints {
     static func lookupID(_ context: RequestContext) throws(CKError) -> JSON {
         _ = try signedIn(context)
         let names = try legacyItems(context.body, key: "userRecordName")
-        let users = try context.container().users()
+        let users = try context.container().users().filter(discoverable)
         let found = names.compactMap { n in users.first { $0.userRecordName == n } }
         return .object(["users": .array(found.map { .object(["userRecordName": .string($0.userRecordName), "firstName": .string($0.name)]) })])
     }
@@ -85,6 +86,12 @@ enum UsersEndpoints {
             out.append(s)
         }
         return out
+    }
+
+    /// Whether a user can be discovered: one without an iCloud account (none, restricted, undetermined) has no
+    /// identity to find.
+    private static func discoverable(_ u: ContainerUser) -> Bool {
+        u.accountStatus == .available || u.accountStatus == .temporarilyUnavailable
     }
 
     /// A user identity as users/caller and users/discover answer it.

@@ -78,9 +78,10 @@ struct WireRecordEncoder {
                 "downloadURL": .string(context.server.assets.downloadURL(a, context: context)),
             ]
             if scope != .public {
-                // Opaque, stable values: ck encrypts nothing, but private-database clients expect the keys.
-                o["wrappingKey"] = .string(Data(FieldValue.hexBytes(String(a.sha256.prefix(32)))).base64EncodedString())
-                o["referenceChecksum"] = .string(Data(FieldValue.hexBytes(String(a.sha256.suffix(40)))).base64EncodedString())
+                // ck encrypts nothing, but private-database clients expect the keys: the ones the upload answered.
+                let uploaded = AssetTransfer.assetDictionary(a)
+                o["wrappingKey"] = uploaded["wrappingKey"]
+                o["referenceChecksum"] = uploaded["referenceChecksum"]
             }
             return .object(o)
         case .reference:

@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import CKModel
 
 extension CKDatabase {
@@ -16,10 +19,11 @@ extension CKDatabase {
     }
 
     /// The bytes of an asset of this environment, by its SHA-256 (64 hex digits, never a path); unknownItem when
-    /// the store has none.
+    /// the store has none, or only a symbolic link for it.
     public func assetBytes(sha256: String) throws(CKError) -> [UInt8] {
         let hex = sha256.lowercased()
         return try perform(.assetDownload, validate: { () throws(CKError) in try CKDatabase.checkAssetID(sha256) }) { (_) throws(CKError) -> [UInt8] in
+            try refuseLinks(hex)
             guard let bytes = try env.readAsset(hex) else { throw CKDatabase.assetNotFound(hex) }
             return bytes
         }
@@ -30,8 +34,26 @@ extension CKDatabase {
     public func storedAsset(sha256: String) throws(CKError) -> Asset {
         let hex = sha256.lowercased()
         return try perform(.assetDownload, validate: { () throws(CKError) in try CKDatabase.checkAssetID(sha256) }) { (_) throws(CKError) -> Asset in
+            try refuseLinks(hex)
             guard let size = env.assetSize(hex) else { throw CKDatabase.assetNotFound(hex) }
             return Asset(sha256: hex, size: Int64(size))
+        }
+    }
+
+    /// Refuses an asset whose path inside the store passes a symbolic link (the file, assets/, the environment or the
+    /// container directory): reading opens the file with O_NOFOLLOW, which guards the last component only, and a
+    /// planted link must not hand out bytes from outside the store. Answered as a missing asset.
+    private func refuseLinks(_ hex: String) throws(CKError) {
+        let root = container.store.root + "/"
+        var path = env.assetPath(hex)
+        while path.hasPrefix(root) {
+            var st = stat()
+            if lstat(path, &st) == 0 && (st.st_mode & S_IFMT) == S_IFLNK {
+                throw CKError(.unknownItem, "Asset not found: \(hex): the store holds a symbolic link on its way, which ck does not follow",
+                              hint: "'ck doctor' names links inside the store")
+            }
+            guard let slash = path.lastIndex(of: "/") else { break }
+            path = String(path[..<slash])
         }
     }
 

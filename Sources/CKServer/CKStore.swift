@@ -171,8 +171,9 @@ public final class CKStore: Sendable {
     }
 
     package func requireContainer(_ id: String) throws(CKError) {
+        // Checked before the lookup: an ID with '/' or '..' would name a directory outside the store.
+        try Names.validateContainerID(id)
         guard files.hasContainer(id) else {
-            try Names.validateContainerID(id)
             throw CKError(.badContainer, "container '\(id)' does not exist in \(root)",
                           hint: "create it with 'ck container create \(id)' or list them with 'ck container list'")
         }
