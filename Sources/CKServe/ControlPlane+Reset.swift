@@ -5,15 +5,18 @@ import CKServer
 /// the same import-with-replace `ck import --replace --all-users` runs (built aside and swapped in whole, so a
 /// failed or interrupted reset leaves the environment as it was).
 extension ControlPlane {
-    /// `{container?, environment?, fixtures?}` → `{container, environment, created, loaded: {zones, records, assets,
-    /// users, subscriptions, keyValueStores}}`. With a document: every user's records, zones, subscriptions,
+    /// `{container?, environment?, fixtures?, user?}` → `{container, environment, created, loaded: {zones, records,
+    /// assets, users, subscriptions, keyValueStores}}`. With a document: every user's records, zones, subscriptions,
     /// notifications and key-value stores and the schema become the document's. Without one: they are all removed
-    /// and the schema is kept. Users, roles, account states, quotas and fault rules are kept either way.
+    /// and the schema is kept. Users, roles, account states, quotas and fault rules are kept either way. `user`
+    /// (default `default`) is the acting user of `ck import --all-users`: it owns what the document leaves unowned.
     static func reset(_ request: HTTPRequest, server: CloudKitServer) throws(CKError) -> JSON {
         let body = try self.body(request)
         let store = server.store
         let given = try environment(request, body: body)
         let containerID = try parameter("container", request, body: body)
+        // A hand-written document may leave owners and creators out (docs/fixtures.md); a user supplies them.
+        let caller = try Caller.user(try parameter("user", request, body: body) ?? CKContainer.defaultUserName)
         let fixtures: JSON
         let environment: Environment
         var createdContainer: String? = nil
@@ -40,7 +43,7 @@ extension ControlPlane {
         let summary: FixtureSummary
         let id: String
         if let createdContainer {
-            summary = try store.importFixtures(intoNewContainer: createdContainer, fixtures, into: environment, as: .developer,
+            summary = try store.importFixtures(intoNewContainer: createdContainer, fixtures, into: environment, as: caller,
                                                allUsers: true, replace: true, label: label)
             id = createdContainer
         } else {
@@ -54,7 +57,7 @@ extension ControlPlane {
                 doc = .object(["format": .string(CKContainer.fixtureFormat), "environment": .string(environment.rawValue),
                                "schema": try container.schema(environment).json])
             }
-            summary = try container.importFixtures(doc, into: environment, as: .developer, allUsers: true, replace: true, label: label)
+            summary = try container.importFixtures(doc, into: environment, as: caller, allUsers: true, replace: true, label: label)
             id = container.identifier
         }
         return .object(["container": .string(id), "environment": .string(environment.rawValue), "created": .bool(createdContainer != nil),

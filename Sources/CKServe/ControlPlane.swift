@@ -8,6 +8,8 @@ import CKServer
 enum ControlPlane {
     static let requestsPath = "/_ck/requests"
     static let faultsPath = "/_ck/faults"
+    /// How many of an error's items (fixtures problems) its reason lists.
+    static let maxItemsInReason = 20
 
     static func handle(_ request: HTTPRequest, server: CloudKitServer, requestID: String) -> HTTPResponse {
         if request.path.hasPrefix(SignInPage.path) { return SignInPage.handle(request, server: server, requestID: requestID) }
@@ -16,6 +18,12 @@ enum ControlPlane {
         } catch {
             var e = error
             e.requestID = requestID
+            // The wire shape has no place for items (a fixtures document's problems): the reason names each one.
+            if !e.items.isEmpty {
+                let shown = e.items.prefix(maxItemsInReason).map { "\($0.id): \($0.error.reason)" }
+                let more = e.items.count > maxItemsInReason ? "; and \(e.items.count - maxItemsInReason) more" : ""
+                e.reason += " (" + shown.joined(separator: "; ") + more + ")"
+            }
             return WireError.response(e, requestID: requestID)
         }
     }

@@ -1,10 +1,10 @@
 import Foundation
 import Testing
-@testable import CKServe
 import CKModel
 
-/// Who a ck serve request acts as: anonymous, web auth tokens (rotation, revocation, single use), server-to-server
-/// signatures, --no-auth; and the sign-in page at AUTHENTICATION_REQUIRED's redirectURL.
+/// Who a ck serve request acts as: anonymous, web auth tokens (rotation, revocation, expiry, single use),
+/// server-to-server signatures, --no-auth; and the sign-in page at AUTHENTICATION_REQUIRED's redirectURL. Each test
+/// starts `ck serve --port 0` and speaks HTTP to it; who a request acted as is read from the server's request log.
 @Suite struct ServeAuthTests {
     static let base = "/database/1/iCloud.ck.default/development"
 
@@ -19,23 +19,53 @@ import CKModel
     }
 
     /// Whether the request got past authentication (an auth refusal is 401 or 421 with an AUTHENTICATION_ code).
-    func passedAuth(_ server: InProcessServer, _ r: CKServe.HTTPResponse) -> Bool {
-        let code = server.json(r)["serverErrorCode"]?.stringValue ?? ""
+    func passedAuth(_ r: HTTPClientReply) -> Bool {
+        let code = r.json["serverErrorCode"]?.stringValue ?? ""
         return !code.hasPrefix("AUTHENTICATION_") && r.status != 401 && r.status != 421
+    }
+
+    /// The caller the server's request log names for the request a reply answered (found by X-Apple-Request-UUID).
+    func loggedCaller(_ server: ServeProcess, _ r: HTTPClientReply) throws -> String? {
+        let id = try #require(r.header("X-Apple-Request-UUID"))
+        let entries = try server.get("/_ck/requests").json["requests"]?.arrayValue ?? []
+        let entry = try #require(entries.first { $0["requestID"]?.stringValue == id }, "request \(id) is not in the log")
+        return entry["caller"]?.stringValue
+    }
+
+    func query(_ server: ServeProcess, _ target: String, headers: [(String, String)] = []) throws -> HTTPClientReply {
+        try server.post(target, json: "{}", headers: headers)
     }
 
     @Test func anonymousReachesPublicReadsButNotPrivateOrWrites() throws {
         let s = try sandbox()
-        let server = try InProcessServer(s)
-        #expect(passedAuth(server, server.request("POST", Self.base + "/public/records/query", body: Array("{}".utf8))))
+        let server = try ServeProcess(s)
+        let open = try query(server, Self.base + "/public/records/query")
+        #expect(passedAuth(open), "\(open.status) \(open.text)")
+        #expect(try loggedCaller(server, open) == "anonymous")
         for target in [Self.base + "/private/records/query", Self.base + "/public/records/modify", Self.base + "/public/users/caller"] {
-            let r = server.request("POST", target, body: Array("{}".utf8))
+            let r = try query(server, target)
             #expect(r.status == 421, "\(target)")
-            let j = server.json(r)
+            let j = r.json
             #expect(j["serverErrorCode"] == .string("AUTHENTICATION_REQUIRED"))
             #expect(j["reason"] == .string("request needs authorization"))
             #expect(j["uuid"]?.stringValue?.isEmpty == false)
-            #expect(j["redirectURL"] == .string("http://127.0.0.1:8090/_ck/signin?container=iCloud.ck.default&environment=development"))
+            #expect(j["uuid"]?.stringValue == r.header("X-Apple-Request-UUID"))
+            #expect(j["redirectURL"] == .string("http://127.0.0.1:\(server.port)/_ck/signin?container=iCloud.ck.default&environment=development"))
+        }
+    }
+
+    @Test func anAPITokenAloneIsNoAccountAndReadsThePublicDatabaseOnly() throws {
+        let s = try sandbox()
+        let server = try ServeProcess(s)
+        let read = try query(server, Self.base + "/public/records/query?ckAPIToken=0123456789abcdef")
+        #expect(passedAuth(read), "\(read.status) \(read.text)")
+        #expect(try loggedCaller(server, read) == "anonymous")
+        let zones = try server.get(Self.base + "/public/zones/list?ckAPIToken=0123456789abcdef")
+        #expect(zones.status == 200, "\(zones.text)")
+        for target in ["/private/records/query", "/private/zones/list", "/public/records/modify"] {
+            let r = try query(server, Self.base + target + "?ckAPIToken=0123456789abcdef")
+            #expect(r.status == 421, "\(target)")
+            #expect(r.json["serverErrorCode"] == .string("AUTHENTICATION_REQUIRED"), "\(target)")
         }
     }
 
@@ -45,76 +75,76 @@ import CKModel
         #expect(made.status == 0)
         let token = made.stdout.trimmingCharacters(in: .newlines)
         #expect(Data(base64Encoded: token)?.count == 24)
-        let server = try InProcessServer(s)
+        let server = try ServeProcess(s)
         let target = Self.base + "/private/records/query?ckAPIToken=anything&ckWebAuthToken=" + percentEncoded(token)
-        let r = server.request("POST", target, body: Array("{}".utf8))
-        #expect(passedAuth(server, r))
-        #expect(server.server.requestLog.entries.last?.caller == "alice (web token)")
+        let r = try query(server, target)
+        #expect(passedAuth(r))
+        #expect(try loggedCaller(server, r) == "alice (web token)")
         // Every response hands back a fresh token for alice; it works, and so does the first one.
-        guard let next = r.header("X-Apple-CloudKit-Web-Auth-Token") else { Issue.record("no rotated token"); return }
+        let next = try #require(r.header("X-Apple-CloudKit-Web-Auth-Token"), "no rotated token")
         #expect(next != token)
-        let r2 = server.request("POST", Self.base + "/private/records/query?ckWebAuthToken=" + percentEncoded(next), body: Array("{}".utf8))
-        #expect(passedAuth(server, r2))
-        #expect(server.server.requestLog.entries.last?.caller == "alice (web token)")
+        let r2 = try query(server, Self.base + "/private/records/query?ckWebAuthToken=" + percentEncoded(next))
+        #expect(passedAuth(r2))
+        #expect(try loggedCaller(server, r2) == "alice (web token)")
         #expect(r2.header("X-Apple-CloudKit-Web-Auth-Token").map { $0 != next } == true)
-        #expect(passedAuth(server, server.request("POST", target, body: Array("{}".utf8))))
+        #expect(passedAuth(try query(server, target)))
         // The header works as well as the query parameter.
-        #expect(passedAuth(server, server.request("POST", Self.base + "/private/records/query",
-                                                  headers: [("X-Apple-CloudKit-Web-Auth-Token", token)], body: Array("{}".utf8))))
+        let byHeader = try query(server, Self.base + "/private/records/query", headers: [("X-Apple-CloudKit-Web-Auth-Token", token)])
+        #expect(passedAuth(byHeader))
+        #expect(try loggedCaller(server, byHeader) == "alice (web token)")
         // A tampered rotated token is refused.
         var bytes = [UInt8](Data(base64Encoded: next) ?? Data())
         bytes[bytes.count - 1] ^= 1
         let forged = Data(bytes).base64EncodedString()
-        #expect(server.request("POST", Self.base + "/private/records/query?ckWebAuthToken=" + percentEncoded(forged), body: Array("{}".utf8)).status == 421)
-        // Revoking the token stops it and the tokens handed back for it.
+        #expect(try query(server, Self.base + "/private/records/query?ckWebAuthToken=" + percentEncoded(forged)).status == 421)
+        // Revoking the token (from another process, while the server runs) stops it and the tokens handed back for it.
         #expect(try s.ck("serve", "token", "revoke", String(token.prefix(10))).status == 0)
-        let refused = server.request("POST", target, body: Array("{}".utf8))
+        let refused = try query(server, target)
         #expect(refused.status == 421)
-        #expect(server.json(refused)["serverErrorCode"] == .string("AUTHENTICATION_REQUIRED"))
+        #expect(refused.json["serverErrorCode"] == .string("AUTHENTICATION_REQUIRED"))
         #expect(refused.header("X-Apple-CloudKit-Web-Auth-Token") == nil)
-        #expect(server.request("POST", Self.base + "/private/records/query?ckWebAuthToken=" + percentEncoded(next), body: Array("{}".utf8)).status == 421)
+        #expect(try query(server, Self.base + "/private/records/query?ckWebAuthToken=" + percentEncoded(next)).status == 421)
         // An unknown token is refused the same way.
-        #expect(server.request("POST", Self.base + "/public/records/query?ckWebAuthToken=AAAA", body: Array("{}".utf8)).status == 421)
+        #expect(try query(server, Self.base + "/public/records/query?ckWebAuthToken=AAAA").status == 421)
     }
 
     @Test func anExpiredTokenIsRefused() throws {
         let s = try sandbox()
-        let token = try s.ck("serve", "token", "create", "--as", "bob", "--expires", "1s").stdout.trimmingCharacters(in: .newlines)
-        let server = try InProcessServer(s)
-        let target = Self.base + "/private/records/query?ckWebAuthToken=" + percentEncoded(token)
-        let list = try s.ck("serve", "token", "list", "-o", "json").stdout
-        let expires = (try JSON.parse(utf8: Array(list.utf8)))["tokens"]?.arrayValue?.first?["expires"]?.int64Value ?? 0
-        server.server.store.now = { expires + 1 }
-        #expect(server.request("POST", target, body: Array("{}".utf8)).status == 421)
-        server.server.store.now = { expires - 500 }
-        #expect(passedAuth(server, server.request("POST", target, body: Array("{}".utf8))))
+        let short = try s.ck("serve", "token", "create", "--as", "bob", "--expires", "1s").stdout.trimmingCharacters(in: .newlines)
+        // The token's expiry is at most one second after this moment.
+        let madeBy = Date()
+        let long = try s.ck("serve", "token", "create", "--as", "bob", "--expires", "1h").stdout.trimmingCharacters(in: .newlines)
+        let server = try ServeProcess(s)
+        #expect(passedAuth(try query(server, Self.base + "/private/records/query?ckWebAuthToken=" + percentEncoded(long))))
+        let wait = 1.05 - Date().timeIntervalSince(madeBy)
+        if wait > 0 { Thread.sleep(forTimeInterval: wait) }
+        let expired = try query(server, Self.base + "/private/records/query?ckWebAuthToken=" + percentEncoded(short))
+        #expect(expired.status == 421)
+        #expect(expired.json["serverErrorCode"] == .string("AUTHENTICATION_REQUIRED"))
+        #expect(passedAuth(try query(server, Self.base + "/private/records/query?ckWebAuthToken=" + percentEncoded(long))))
     }
 
     @Test func singleUseTokensWorkOnceAndTheNextOneWorks() throws {
         let s = try sandbox()
         let token = try s.ck("serve", "token", "create", "--as", "carol").stdout.trimmingCharacters(in: .newlines)
-        var options = ServeOptions()
-        options.singleUseTokens = true
-        let server = try InProcessServer(s, options: options)
-        let first = server.request("POST", Self.base + "/private/records/query?ckWebAuthToken=" + percentEncoded(token), body: Array("{}".utf8))
-        #expect(passedAuth(server, first))
-        #expect(server.request("POST", Self.base + "/private/records/query?ckWebAuthToken=" + percentEncoded(token), body: Array("{}".utf8)).status == 421)
-        guard let next = first.header("X-Apple-CloudKit-Web-Auth-Token") else { Issue.record("no rotated token"); return }
-        let second = server.request("POST", Self.base + "/private/records/query?ckWebAuthToken=" + percentEncoded(next), body: Array("{}".utf8))
-        #expect(passedAuth(server, second))
-        #expect(server.request("POST", Self.base + "/private/records/query?ckWebAuthToken=" + percentEncoded(next), body: Array("{}".utf8)).status == 421)
+        let server = try ServeProcess(s, arguments: ["--single-use-tokens"])
+        let first = try query(server, Self.base + "/private/records/query?ckWebAuthToken=" + percentEncoded(token))
+        #expect(passedAuth(first))
+        #expect(try query(server, Self.base + "/private/records/query?ckWebAuthToken=" + percentEncoded(token)).status == 421)
+        let next = try #require(first.header("X-Apple-CloudKit-Web-Auth-Token"), "no rotated token")
+        let second = try query(server, Self.base + "/private/records/query?ckWebAuthToken=" + percentEncoded(next))
+        #expect(passedAuth(second))
+        #expect(try query(server, Self.base + "/private/records/query?ckWebAuthToken=" + percentEncoded(next)).status == 421)
         let third = second.header("X-Apple-CloudKit-Web-Auth-Token") ?? ""
-        #expect(passedAuth(server, server.request("POST", Self.base + "/private/records/query?ckWebAuthToken=" + percentEncoded(third), body: Array("{}".utf8))))
+        #expect(passedAuth(try query(server, Self.base + "/private/records/query?ckWebAuthToken=" + percentEncoded(third))))
     }
 
     @Test func noAuthActsAsTheUserWithoutProof() throws {
         let s = try sandbox()
-        var options = ServeOptions()
-        options.noAuthUser = "dave"
-        let server = try InProcessServer(s, options: options)
-        let r = server.request("POST", Self.base + "/private/records/query?ckWebAuthToken=bogus", body: Array("{}".utf8))
-        #expect(passedAuth(server, r))
-        #expect(server.server.requestLog.entries.last?.caller == "dave (--no-auth)")
+        let server = try ServeProcess(s, arguments: ["--no-auth", "--as", "dave"])
+        let r = try query(server, Self.base + "/private/records/query?ckWebAuthToken=bogus")
+        #expect(passedAuth(r))
+        #expect(try loggedCaller(server, r) == "dave (--no-auth)")
         #expect(r.header("X-Apple-CloudKit-Web-Auth-Token") == nil)
     }
 
@@ -123,23 +153,24 @@ import CKModel
         let key = try OpenSSLKey(in: s.dir)
         let other = try OpenSSLKey(in: s.dir, name: "other")
         #expect(try s.ck("serve", "key", "add", "ci", "--public-key", key.publicPath, "--as", "builder").status == 0)
-        let server = try InProcessServer(s)
+        let server = try ServeProcess(s)
         func send(_ target: String, body: String, date: String = OpenSSLKey.date(), keyID: String = "ci", signer: OpenSSLKey? = nil,
-                  message: String? = nil, method: String = "POST") throws -> CKServe.HTTPResponse {
+                  message: String? = nil, method: String = "POST") throws -> HTTPClientReply {
             let bytes = Array(body.utf8)
             let msg = try message ?? "\(date):\(OpenSSLKey.sha256Base64(bytes)):\(target)"
             let sig = try (signer ?? key).sign(msg)
-            return server.request(method, target, headers: [("X-Apple-CloudKit-Request-KeyID", keyID), ("X-Apple-CloudKit-Request-ISO8601Date", date),
-                                                            ("X-Apple-CloudKit-Request-SignatureV1", sig)], body: bytes)
+            return try server.request(method, target, headers: [("X-Apple-CloudKit-Request-KeyID", keyID), ("X-Apple-CloudKit-Request-ISO8601Date", date),
+                                                                ("X-Apple-CloudKit-Request-SignatureV1", sig)], body: bytes)
         }
-        func failed(_ r: CKServe.HTTPResponse) -> Bool {
-            r.status == 401 && server.json(r)["serverErrorCode"] == .string("AUTHENTICATION_FAILED") && server.json(r)["reason"] == .string("Authentication failed")
+        func failed(_ r: HTTPClientReply) -> Bool {
+            r.status == 401 && r.json["serverErrorCode"] == .string("AUTHENTICATION_FAILED") && r.json["reason"] == .string("Authentication failed")
+                && r.json["uuid"]?.stringValue?.isEmpty == false
         }
         let target = Self.base + "/public/records/modify?ckjsVersion=2.6.4&clientId=x%2By"
         let body = #"{"operations":[]}"#
         let ok = try send(target, body: body)
-        #expect(passedAuth(server, ok))
-        #expect(server.server.requestLog.entries.last?.caller == "key ci (server-to-server)")
+        #expect(passedAuth(ok), "\(ok.status) \(ok.text)")
+        #expect(try loggedCaller(server, ok) == "key ci (server-to-server)")
         #expect(ok.header("X-Apple-CloudKit-Web-Auth-Token") == nil)
         // Wrong key, unknown key ID, stale date, changed body, changed query.
         #expect(failed(try send(target, body: body, signer: other)))
@@ -153,15 +184,15 @@ import CKModel
         #expect(failed(try send(target, body: body, date: date, message: "\(date):\(try OpenSSLKey.sha256Base64(Array(body.utf8))):\(Self.base)/public/records/modify")))
         // An empty body: the hash of nothing, or no hash at all (MistKit's form), are both accepted.
         let list = Self.base + "/public/zones/list"
-        #expect(passedAuth(server, try send(list, body: "", method: "GET")))
+        #expect(passedAuth(try send(list, body: "", method: "GET")))
         let d2 = OpenSSLKey.date()
-        #expect(passedAuth(server, try send(list, body: "", date: d2, message: "\(d2)::\(list)", method: "GET")))
+        #expect(passedAuth(try send(list, body: "", date: d2, message: "\(d2)::\(list)", method: "GET")))
         // …but the empty-hash form is not accepted for a body that is not empty.
         #expect(failed(try send(target, body: body, date: d2, message: "\(d2)::\(target)")))
         // Keys reach the public database only.
         let priv = try send(Self.base + "/private/records/query", body: "{}")
         #expect(priv.status == 403)
-        #expect(server.json(priv)["serverErrorCode"] == .string("ACCESS_DENIED"))
+        #expect(priv.json["serverErrorCode"] == .string("ACCESS_DENIED"))
         // A removed key is unknown.
         #expect(try s.ck("serve", "key", "remove", "ci").status == 0)
         #expect(failed(try send(target, body: body)))
@@ -170,23 +201,24 @@ import CKModel
     @Test func theSignInPageListsUsersAndMintsTokensOnLoopbackOnly() throws {
         let s = try sandbox()
         #expect(try s.ck("serve", "token", "create", "--as", "erin").status == 0)
-        let server = try InProcessServer(s)
-        let page = server.request("GET", "/_ck/signin?container=iCloud.ck.default&environment=development")
+        #expect(try s.ck("--as", "frank", "account", "set", "available").status == 0)
+        let server = try ServeProcess(s)
+        let page = try server.get("/_ck/signin?container=iCloud.ck.default&environment=development")
         #expect(page.status == 200)
         #expect(page.header("Content-Type")?.hasPrefix("text/html") == true)
-        let html = String(decoding: page.body, as: UTF8.self)
-        #expect(html.contains("postMessage({ckSession: body.ckSession}"))
-        let minted = server.request("POST", "/_ck/signin/token?container=iCloud.ck.default&user=erin")
+        #expect(page.text.contains("postMessage({ckSession: body.ckSession}"))
+        #expect(page.text.contains(#"<button data-user="frank">frank</button>"#))
+        let minted = try server.request("POST", "/_ck/signin/token?container=iCloud.ck.default&user=erin", body: [])
         #expect(minted.status == 200)
-        guard let token = server.json(minted)["ckSession"]?.stringValue else { Issue.record("no ckSession"); return }
-        #expect(passedAuth(server, server.request("POST", Self.base + "/private/records/query?ckWebAuthToken=" + percentEncoded(token), body: Array("{}".utf8))))
-        #expect(server.server.requestLog.entries.last?.caller == "erin (web token)")
-        var options = ServeOptions()
-        options.host = "0.0.0.0"
-        let open = try InProcessServer(s, options: options)
-        #expect(open.request("GET", "/_ck/signin?container=iCloud.ck.default").status == 403)
-        let refused = open.request("POST", "/_ck/signin/token?container=iCloud.ck.default&user=erin")
+        let token = try #require(minted.json["ckSession"]?.stringValue, "no ckSession")
+        let r = try query(server, Self.base + "/private/records/query?ckWebAuthToken=" + percentEncoded(token))
+        #expect(passedAuth(r))
+        #expect(try loggedCaller(server, r) == "erin (web token)")
+        server.stop()
+        let open = try ServeProcess(s, arguments: ["--host", "0.0.0.0"])
+        #expect(try open.get("/_ck/signin?container=iCloud.ck.default").status == 403)
+        let refused = try open.request("POST", "/_ck/signin/token?container=iCloud.ck.default&user=erin", body: [])
         #expect(refused.status == 403)
-        #expect(open.json(refused)["serverErrorCode"] == .string("ACCESS_DENIED"))
+        #expect(refused.json["serverErrorCode"] == .string("ACCESS_DENIED"))
     }
 }

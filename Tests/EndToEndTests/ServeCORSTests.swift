@@ -1,17 +1,17 @@
 import Foundation
 import Testing
-@testable import CKServe
 import CKModel
 
-/// CORS for browser clients: OPTIONS preflights on any path, and the allow-origin and expose headers on every response.
+/// CORS for browser clients, over HTTP to `ck serve --port 0`: OPTIONS preflights on any path, and the allow-origin
+/// and expose headers on every response (web-services.md §10).
 @Suite struct ServeCORSTests {
     @Test func aPreflightOnAnyPathIsAnsweredWithTheAllowedMethodsAndHeaders() throws {
         let s = try Sandbox()
         #expect(try s.ck("init").status == 0)
-        let server = try InProcessServer(s)
+        let server = try ServeProcess(s)
         for target in ["/database/1/iCloud.ck.default/development/public/records/query?ckAPIToken=x", "/_ck/health", "/anything"] {
-            let r = server.request("OPTIONS", target, headers: [("Origin", "http://localhost:3000"), ("Access-Control-Request-Method", "POST"),
-                                                               ("Access-Control-Request-Headers", "content-type, x-apple-cloudkit-request-keyid, x-custom")])
+            let r = try server.request("OPTIONS", target, headers: [("Origin", "http://localhost:3000"), ("Access-Control-Request-Method", "POST"),
+                                                                   ("Access-Control-Request-Headers", "content-type, x-apple-cloudkit-request-keyid, x-custom")])
             #expect(r.status == 204, "\(target)")
             #expect(r.header("Access-Control-Allow-Origin") == "http://localhost:3000")
             #expect(r.header("Access-Control-Allow-Methods") == "GET, POST, OPTIONS")
@@ -29,18 +29,18 @@ import CKModel
         let s = try Sandbox()
         #expect(try s.ck("init").status == 0)
         let token = try s.ck("serve", "token", "create", "--as", "alice").stdout.trimmingCharacters(in: .newlines)
-        let server = try InProcessServer(s)
+        let server = try ServeProcess(s)
         let encoded = token.replacingOccurrences(of: "+", with: "%2B").replacingOccurrences(of: "/", with: "%2F").replacingOccurrences(of: "=", with: "%3D")
-        let withOrigin = server.request("POST", "/database/1/iCloud.ck.default/development/private/records/query?ckWebAuthToken=" + encoded,
-                                        headers: [("Origin", "https://app.example")], body: Array("{}".utf8))
+        let withOrigin = try server.post("/database/1/iCloud.ck.default/development/private/records/query?ckWebAuthToken=" + encoded, json: "{}",
+                                         headers: [("Origin", "https://app.example")])
         #expect(withOrigin.header("Access-Control-Allow-Origin") == "https://app.example")
         #expect(withOrigin.header("Access-Control-Expose-Headers") == "X-Apple-CloudKit-Web-Auth-Token, X-Apple-CloudKit-Session, X-Apple-Request-UUID")
         #expect(withOrigin.header("X-Apple-CloudKit-Web-Auth-Token") != nil)
         // An error response carries them too, and no Origin means `*`.
-        let refused = server.request("POST", "/database/1/iCloud.ck.default/development/private/records/query", body: Array("{}".utf8))
+        let refused = try server.post("/database/1/iCloud.ck.default/development/private/records/query", json: "{}")
         #expect(refused.status == 421)
         #expect(refused.header("Access-Control-Allow-Origin") == "*")
         #expect(refused.header("Access-Control-Expose-Headers")?.contains("X-Apple-CloudKit-Web-Auth-Token") == true)
-        #expect(server.request("GET", "/_ck/health").header("Access-Control-Allow-Origin") == "*")
+        #expect(try server.get("/_ck/health").header("Access-Control-Allow-Origin") == "*")
     }
 }

@@ -65,6 +65,12 @@ enum ServeCommand {
         let bare = options.host.hasPrefix("[") ? String(options.host.dropFirst().dropLast()) : options.host
         let url = "http://" + (bare.contains(":") ? "[\(bare)]" : bare) + ":\(http.port)"
         server.baseURL = url
+        // serve.json tells `ck serve log`, run from another terminal, where this server listens.
+        do throws(CKError) {
+            try ServeAdvertisement.write(url: url, store: store)
+        } catch {
+            inv.terminal.writeErr("ck: warning: \(error.reason); 'ck serve log' will need --url \(url)\n")
+        }
         if !options.isLoopback && bare != "::1" {
             inv.terminal.writeErr("ck: warning: listening on \(bare), not loopback: anyone who can reach this address can read and change the store\n")
         }
@@ -82,6 +88,7 @@ enum ServeCommand {
         StreamWriter.stdout.flush()
         http.run()
         for source in sources { source.cancel() }
+        ServeAdvertisement.remove(store: store)
         return ExitCode.success
     }
 }

@@ -122,5 +122,12 @@ enum ServeLogCommand {
         action.sa_flags = 0
         sigaction(SIGINT, &action, nil)
         sigaction(SIGTERM, &action, nil)
+        // A blocked signal mask is inherited: a program that started us from a thread blocking them (Foundation's
+        // Process on a Dispatch thread does) could otherwise never stop the follow.
+        var set = sigset_t()
+        sigemptyset(&set)
+        sigaddset(&set, SIGINT)
+        sigaddset(&set, SIGTERM)
+        pthread_sigmask(SIG_UNBLOCK, &set, nil)
     }
 }

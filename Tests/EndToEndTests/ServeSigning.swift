@@ -1,32 +1,4 @@
 import Foundation
-import Synchronization
-import Testing
-@testable import CKServe
-import CKModel
-import CKServer
-
-/// `ck serve`'s request handling in this process (CloudKitServer.respond), on a sandbox's store: authentication and
-/// CORS checked through the same object the HTTP transport hands requests to.
-final class InProcessServer {
-    let server: CloudKitServer
-
-    init(_ sandbox: Sandbox, options: ServeOptions = ServeOptions()) throws {
-        let store = try CKStore.open(StoreLocation(path: sandbox.dir + "/store", source: .environment))
-        server = CloudKitServer(store: store, options: options)
-    }
-
-    /// One request, answered synchronously (no endpoint here holds its reply).
-    func request(_ method: String, _ target: String, headers: [(name: String, value: String)] = [], body: [UInt8] = []) -> HTTPResponse {
-        let box = Mutex<HTTPResponse?>(nil)
-        var h = headers
-        if !h.contains(where: { $0.name.lowercased() == "host" }) { h.append((name: "Host", value: "127.0.0.1:8090")) }
-        server.respond(to: HTTPRequest(method: method, target: target, headers: h, body: body), reply: { r in box.withLock { $0 = r } },
-                       closed: HTTPClosedSignal())
-        return box.withLock { $0 } ?? HTTPResponse(status: 0)
-    }
-
-    func json(_ r: HTTPResponse) -> JSON { (try? JSON.parse(utf8: r.body)) ?? .null }
-}
 
 /// Signs S2S messages with the openssl command line, as a developer's client would.
 struct OpenSSLKey {
