@@ -8,10 +8,13 @@ RECORDS `Note` records, then measures requests/s and the cost per request of
   - the floor:                 GET / on http-floor
   - records/lookup of one:     POST /database/1/<container>/development/private/records/lookup on `ck serve --no-auth`
   - records/query of a page:   POST …/records/query (100 records, TRUEPREDICATE sorted by ___createTime)
+  - records/modify of one:     POST …/records/modify (a forceUpdate of one record: every request is a write)
+  - memory: the server's resident size after the rows above, and again after MEMORY_REQUESTS more lookups
   - the same lookup and query by the command line (`ck record fetch`, `ck query`), one process each
 
-and prints each as a ratio to the floor (and the CLI per command). Ratios measured in one run are what mean
-anything (docs/performance.md). It reports and does not gate.
+and prints each as a ratio to the floor (and the CLI per command), then the issue's goals: at least 2,000
+lookups/s and 500 modifies/s with 8 clients, and memory flat (within 10%) over 100,000 requests. Ratios measured in
+one run are what mean anything (docs/performance.md). It reports and does not gate.
 
   bench/http.py                         builds ck (release, static) unless CK=/path/to/ck is given
   CK=.build/debug/ck bench/http.py --requests 2000
@@ -97,6 +100,14 @@ def load(loader: Path, port: int, clients: int, requests: int, method: str, targ
             "rps": done / seconds, "us": seconds / done * 1e6}
 
 
+def rss_kib(pid: int) -> int:
+    """The process's resident set size (VmRSS), in KiB."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1])
+    raise BenchError(f"no VmRSS in /proc/{pid}/status")
+
+
 def cli(cmd: list[str], runs: int) -> dict:
     """Median wall time of a command run `runs` times (after one warm-up)."""
     times = []
@@ -118,6 +129,8 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--clients", type=int, default=8, help="concurrent keep-alive clients (default 8)")
     ap.add_argument("--records", type=int, default=1000, help="records in the store (default 1000)")
     ap.add_argument("--cli-runs", type=int, default=20, help="runs of each CLI command (default 20)")
+    ap.add_argument("--memory-requests", type=int, default=100000,
+                    help="lookups between the two readings of the server's memory (default 100000)")
     ap.add_argument("--output", help="results JSON (default bench/results/http-<UTC time>.json)")
     a = ap.parse_args(argv)
 
@@ -133,6 +146,9 @@ def main(argv: list[str]) -> int:
     lookup = json.dumps({"records": [{"recordName": "r1"}], "zoneID": {"zoneName": "_defaultZone"}})
     query = json.dumps({"query": {"recordType": "Note", "sortBy": [{"systemFieldName": "createdTimestamp", "ascending": True}]},
                         "resultsLimit": 100, "zoneID": {"zoneName": "_defaultZone"}})
+    modify = json.dumps({"operations": [{"operationType": "forceUpdate", "record": {
+        "recordName": "r2", "recordType": "Note", "fields": {"title": {"value": "written over HTTP"}}}}],
+        "zoneID": {"zoneName": "_defaultZone"}})
     base = f"/database/1/{CONTAINER}/development/private/records"
     rows = {}
 
@@ -147,11 +163,16 @@ def main(argv: list[str]) -> int:
     try:
         rows["ck serve: GET /_ck/health"] = load(loader, port, a.clients, a.requests, "GET", "/_ck/health")
         for label, target, body in (("ck serve: records/lookup, 1 record", f"{base}/lookup", lookup),
-                                    ("ck serve: records/query, 100 records", f"{base}/query", query)):
+                                    ("ck serve: records/query, 100 records", f"{base}/query", query),
+                                    ("ck serve: records/modify, 1 record", f"{base}/modify", modify)):
             r = load(loader, port, a.clients, a.requests, "POST", target, body)
             if r["failures"] == r["requests"]:
                 r["note"] = "every request failed (endpoint not built in this ck?)"
             rows[label] = r
+        memory = {"before_kib": rss_kib(serve.pid)}
+        load(loader, port, a.clients, a.memory_requests, "POST", f"{base}/lookup", lookup)
+        memory["after_kib"] = rss_kib(serve.pid)
+        memory["requests"] = a.memory_requests
     finally:
         serve.terminate()
         serve.wait()
@@ -174,11 +195,20 @@ def main(argv: list[str]) -> int:
         if serve_row and "note" not in serve_row:
             print(f"{what}: one CLI process costs {cli_row['us'] / serve_row['us']:.1f}x a request to ck serve")
 
+    growth = memory["after_kib"] / memory["before_kib"] - 1
+    print(f"memory: {memory['before_kib'] / 1024:.1f} MiB resident after the rows, {memory['after_kib'] / 1024:.1f} MiB "
+          f"after {a.memory_requests} more lookups ({growth * 100:+.1f}%)")
+    lookups = rows["ck serve: records/lookup, 1 record"]["rps"]
+    modifies = rows["ck serve: records/modify, 1 record"]["rps"]
+    print(f"goals: lookups/s {lookups:.0f} (>= 2000: {'met' if lookups >= 2000 else 'missed'}), "
+          f"modifies/s {modifies:.0f} (>= 500: {'met' if modifies >= 500 else 'missed'}), "
+          f"memory flat within 10%: {'met' if abs(growth) <= 0.10 else 'missed'}")
+
     out = Path(a.output) if a.output else HERE / "results" / (
         "http-" + datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%dT%H%M%SZ") + ".json")
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps({"ck": ckbin, "clients": a.clients, "requests": a.requests, "records": a.records,
-                               "rows": rows}, indent=2) + "\n")
+                               "rows": rows, "memory": memory}, indent=2) + "\n")
     print(f"wrote {out}")
     return 0
 

@@ -45,7 +45,7 @@ enum ChangesEndpoints {
                 let id = try context.database().zoneID(zone)
                 var e = error
                 if e.code == .zoneNotFound { e.reason = "Zone '\(zone)' does not exist" }
-                out.append(WireError.item(e, key: "zoneID", id: WireRecordEncoder.zoneID(id)))
+                out.append(WireError.item(context.failed(e), key: "zoneID", id: WireRecordEncoder.zoneID(id)))
             }
         }
         return .object(["zones": .array(out)])

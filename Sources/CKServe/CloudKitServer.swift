@@ -104,6 +104,13 @@ public final class CloudKitServer: HTTPResponder {
             let context = RequestContext(request: request, requestID: requestID, path: path, principal: p, server: self, body: body)
             var response = HTTPResponse.json(try route.handler(context))
             response.headers.append(contentsOf: authenticator.responseHeaders(for: p))
+            // Items refused inside the 200: the log shows the first one's code and the rule that decided it.
+            if let first = context.itemErrors.first {
+                let n = context.itemErrors.count
+                entry.serverErrorCode = first.serverErrorCode
+                entry.reason = "\(n) item\(n == 1 ? "" : "s") failed inside the 200; the first: \(first.reason)"
+                entry.rule = context.itemErrors.lazy.compactMap { $0.details["rule"]?.stringValue }.first
+            }
             return response
         } catch {
             var e = error

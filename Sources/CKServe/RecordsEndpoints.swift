@@ -83,7 +83,7 @@ enum RecordsEndpoints {
             case .failed(let name, var error):
                 // CloudKit's own words for a missing record (the CloudyKit fixture); ck's message names the zone.
                 if error.code == .unknownItem { error.reason = "Record not found" }
-                out.append(WireRecordEncoder.error(error, recordName: name))
+                out.append(WireRecordEncoder.error(context.failed(error), recordName: name))
             }
         }
         return try withSyncToken(["records": .array(out)], context)
@@ -103,7 +103,7 @@ enum RecordsEndpoints {
             switch r {
             case .saved(let rec): out.append(encoder.record(rec, keys: decoded.operationKeys[i] ?? decoded.desiredKeys))
             case .deleted(let name, _, _): out.append(WireRecordEncoder.deletion(name))
-            case .failed(let name, let error): out.append(WireRecordEncoder.error(error, recordName: name))
+            case .failed(let name, let error): out.append(WireRecordEncoder.error(context.failed(error), recordName: name))
             }
         }
         return try withSyncToken(["records": .array(out)], context)

@@ -46,6 +46,8 @@ public final class RequestContext {
     public let server: CloudKitServer
     /// The body parsed as JSON whatever its Content-Type; an empty body (a GET) is `{}`.
     public let body: [String: JSON]
+    /// The errors of single records, zones or subscriptions answered inside an HTTP 200, for the request log.
+    public private(set) var itemErrors: [CKError] = []
 
     init(request: HTTPRequest, requestID: String, path: WebServicesPath, principal: Principal, server: CloudKitServer,
          body: [String: JSON]) {
@@ -55,6 +57,12 @@ public final class RequestContext {
         self.principal = principal
         self.server = server
         self.body = body
+    }
+
+    /// Notes an item's error for the request log and hands it back, for the encoder that puts it in the answer.
+    func failed(_ e: CKError) -> CKError {
+        itemErrors.append(e)
+        return e
     }
 
     /// The principal's caller, writing from the Web Services client's device.

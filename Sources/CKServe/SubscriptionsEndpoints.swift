@@ -26,13 +26,13 @@ enum SubscriptionsEndpoints {
                 guard let s = try WireSubscription.subscriptionID(o, path: path) else { throw CKError.invalid("\(path).subscriptionID: missing") }
                 id = s
             } catch {
-                out.append(WireError.item(error, key: "subscriptionID", id: .null))
+                out.append(WireError.item(context.failed(error), key: "subscriptionID", id: .null))
                 continue
             }
             if let s = all.first(where: { $0.subscriptionID == id }) {
                 out.append(WireSubscription.encode(s, db: db))
             } else {
-                out.append(WireError.item(db.notFound(id), key: "subscriptionID", id: .string(id)))
+                out.append(WireError.item(context.failed(db.notFound(id)), key: "subscriptionID", id: .string(id)))
             }
         }
         return .object(["subscriptions": .array(out)])
@@ -75,7 +75,7 @@ enum SubscriptionsEndpoints {
                     throw CKError.invalid("\(path).operationType: '\(type)' is not \"create\", \"update\" or \"delete\"")
                 }
             } catch {
-                out.append(WireError.item(error, key: "subscriptionID", id: id))
+                out.append(WireError.item(context.failed(error), key: "subscriptionID", id: id))
             }
         }
         return .object(["subscriptions": .array(out)])

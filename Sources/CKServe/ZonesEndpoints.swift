@@ -33,7 +33,7 @@ enum ZonesEndpoints {
         let zones = try db.zones()
         let out = names.map { name -> JSON in
             if let z = zones.first(where: { $0.zoneID.zoneName == name }) { return zone(z) }
-            return WireError.item(CKError(.zoneNotFound, "Zone '\(name)' does not exist"), key: "zoneID",
+            return WireError.item(context.failed(CKError(.zoneNotFound, "Zone '\(name)' does not exist")), key: "zoneID",
                                   id: WireRecordEncoder.zoneID(db.zoneID(name)))
         }
         return .object(["zones": .array(out)])
@@ -90,7 +90,7 @@ enum ZonesEndpoints {
                 var e = error
                 // Zone rules of the database (no custom zones in public or shared) are a bad request on the wire.
                 if e.code == .badDatabase { e.serverErrorCode = "BAD_REQUEST" }
-                out.append(WireError.item(e, key: "zoneID", id: id))
+                out.append(WireError.item(context.failed(e), key: "zoneID", id: id))
             }
         }
         return .object(["zones": .array(out)])

@@ -50,6 +50,8 @@ extension CKDatabase {
         // The caller's `@file` values are read here, before the lock (a lazy stream of requests is read under it,
         // so its files are read at parse time). A closure, not `\.fields.values`: a key path is built at run time.
         let files = all.map { all in self.files.prefetching(all.flatMap { $0.flatMap { $0.fields.values } }) } ?? self.files
+        var lastSync: LogSync? = nil
+        var lost: CKError? = nil
         try perform(.recordModify, zone: zoneName) { (state) throws(CKError) in
             guard let zone = state.zone else { return }
             var effects = try RecordEffects(db: self, zone: zone, notify: true)
@@ -85,12 +87,16 @@ extension CKDatabase {
                     durable()
                 }
             }
-            // Synced before anything is reported as done: a few fsyncs per call, not one per request.
-            try effects.sync()
-            // A lost response: applied and durable, but the client never hears so.
-            if let lost = state.lostResponse { throw lost }
-            durable()
+            // The last sync runs once the lock is released: writers waiting for it append meanwhile, and one flush
+            // covers several requests (group commit). Nothing is reported as done before it.
+            lastSync = effects.syncAfterUnlock()
+            lost = state.lostResponse
+            state.lostResponse = nil
         }
+        try lastSync?.sync()
+        // A lost response: applied and durable, but the client never hears so.
+        if let lost { throw lost }
+        durable()
     }
 
     /// Applies one request's operations to a session; failed operations leave no trace in it.

@@ -295,6 +295,17 @@ import CKModel
                 GRANT READ TO Auditor
             );
 
+            RECORD TYPE Memo (
+                "___createTime" TIMESTAMP,
+                "___createdBy"  REFERENCE,
+                "___etag"       STRING,
+                "___modTime"    TIMESTAMP,
+                "___modifiedBy" REFERENCE,
+                "___recordID"   REFERENCE QUERYABLE,
+                body            STRING,
+                GRANT READ TO "_world"
+            );
+
         """
 
     @Test func theRequestLogKeepsEachRequestAndTheRuleThatRefusedOne() throws {
@@ -375,6 +386,20 @@ import CKModel
         #expect(seqs.first == 10, "\(seqs.prefix(3))")
         #expect(seqs.last == 1009)
         #expect(ring["lastSeq"] == .int(1009))
+
+        // A refusal of one record inside an HTTP 200 is logged as a refusal too: nobody may create a Memo.
+        let modify = try server.post(Self.base + "/public/records/modify?ckWebAuthToken=" + encoded, json: """
+            {"operations": [{"operationType": "create", "record": {"recordType": "Memo", "recordName": "m1",
+             "fields": {"body": {"value": "hi"}}}}]}
+            """)
+        #expect(modify.status == 200, "\(modify.text)")
+        #expect(modify.json["records"]?.arrayValue?.first?["serverErrorCode"] == .string("ACCESS_DENIED"), "\(modify.text)")
+        let m = try logEntry(server, modify)
+        #expect(m["status"] == .int(200))
+        #expect(m["serverErrorCode"] == .string("ACCESS_DENIED"))
+        #expect(m["reason"] == .string("1 item failed inside the 200; the first: CREATE operation not permitted"), "\(m)")
+        let rule = m["rule"]?.stringValue ?? ""
+        #expect(rule.contains("record type Memo") && rule.contains("CREATE") && rule.contains("user bob holds _world, _icloud"), "\(m)")
     }
 
     // MARK: ck serve log

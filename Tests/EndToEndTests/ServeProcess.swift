@@ -12,10 +12,11 @@ final class ServeProcess {
     /// The line `ck serve` printed on stdout.
     let banner: String
 
-    /// Starts `ck serve --port 0 ARGS` with the sandbox's environment and waits for its "listening on" line.
-    init(_ sandbox: Sandbox, arguments: [String] = [], env: [String: String] = [:]) throws {
-        process.executableURL = URL(fileURLWithPath: Sandbox.binary)
-        process.arguments = ["serve", "--port", "0"] + arguments
+    /// Starts `ck serve --port 0 ARGS` with the sandbox's environment and waits for its "listening on" line;
+    /// `wrapper` (e.g. strace and its options) runs ck under another program.
+    init(_ sandbox: Sandbox, arguments: [String] = [], env: [String: String] = [:], wrapper: [String] = []) throws {
+        process.executableURL = URL(fileURLWithPath: wrapper.first ?? Sandbox.binary)
+        process.arguments = Array(wrapper.dropFirst()) + (wrapper.isEmpty ? [] : [Sandbox.binary]) + ["serve", "--port", "0"] + arguments
         process.environment = sandbox.environment.merging(env) { $1 }
         process.currentDirectoryURL = URL(fileURLWithPath: sandbox.dir)
         let out = Pipe()

@@ -53,6 +53,13 @@ package struct RecordEffects {
         if unsynced { try db.env.apply([.syncLog(path)]) }
         unsynced = false
     }
+
+    /// What was appended, to be made durable after the lock is released (nil: nothing to sync). Call with the
+    /// lock held; the caller reports nothing as done before it has synced.
+    package mutating func syncAfterUnlock() -> LogSync? {
+        defer { unsynced = false }
+        return unsynced ? LogSync(path) : nil
+    }
 }
 
 extension CKDatabase {
