@@ -131,7 +131,7 @@ extension KVValue {
 
     /// Text typed as `ck record save` types a field: `type` (`string`, `integer`/`int64`, `double`, `bool`,
     /// `date`/`timestamp`, `data`/`bytes` as base64 or `@file`, `array`/`dictionary` as JSON), or without one,
-    /// an integer, a decimal number, an ISO 8601 date, else a string.
+    /// a bool (true/false/yes/no), an integer, a decimal number, an ISO 8601 date, else a string.
     public static func parse(_ text: String, type: String?, key: String, files: FileSource) throws(CKError) -> KVValue {
         let place = "key '\(Names.describe(key))'"
         let name = type?.lowercased()
@@ -155,6 +155,8 @@ extension KVValue {
                 throw unsupported(type ?? "", place: place)
             }
             field = t
+        } else if let b = ValueParser.boolean(text) {
+            return .bool(b)
         } else {
             field = ValueParser.inferType(text)
         }

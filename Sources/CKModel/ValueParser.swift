@@ -31,12 +31,22 @@ public struct ValueParser {
         return try scalar(text, base: type.base, path: path)
     }
 
-    /// The type a value without a declared or explicit type gets: integer, double, ISO 8601 date, else string.
+    /// The type a value without a declared or explicit type gets: integer or boolean, double, ISO 8601 date, else string.
     public static func inferType(_ text: String) -> FieldType {
-        if Int64(text) != nil { return .int64 }
+        // CloudKit has no boolean type: a Bool is stored as INT64 1/0, as --fields-json's true/false are.
+        if Int64(text) != nil || boolean(text) != nil { return .int64 }
         if looksNumeric(text), let d = Double(text), d.isFinite { return .double }
         if text.count >= 10, ISO8601.parse(text) != nil { return .timestamp }
         return .string
+    }
+
+    /// `true`/`false`/`yes`/`no` in any case (NSPredicate's spellings) as a Bool, else nil.
+    public static func boolean(_ text: String) -> Bool? {
+        switch text.lowercased() {
+        case "true", "yes": return true
+        case "false", "no": return false
+        default: return nil
+        }
     }
 
     package static func looksNumeric(_ s: String) -> Bool {
@@ -48,8 +58,9 @@ public struct ValueParser {
         switch base {
         case .string: return .string(text)
         case .int64:
-            guard let i = Int64(text.trimmingBlanks) else {
-                throw CKError.invalid("\(path): '\(text)' is not a 64-bit integer")
+            let t = text.trimmingBlanks
+            guard let i = Int64(t) ?? ValueParser.boolean(t).map({ $0 ? 1 : 0 }) else {
+                throw CKError.invalid("\(path): '\(text)' is not a 64-bit integer (or true/false)")
             }
             return .int64(i)
         case .double:

@@ -158,6 +158,32 @@ extension CKDatabase {
         }
     }
 
+    /// The zones of this database that hold records of `recordType` the caller may read, sorted: what a query that
+    /// found nothing names, so a forgotten zone is not a silent empty answer.
+    public func zonesHolding(_ recordType: String) throws(CKError) -> [String] {
+        if scope == .shared { return [] }
+        return try perform(.query) { (state) throws(CKError) -> [String] in
+            let schema = try env.readSchema()
+            let def = try resolveZone(Names.defaultZoneName, catalog: state.catalog)
+            let zones = [def] + state.catalog.zones.filter { $0.database == scope && $0.zoneID.ownerRecordName == userRecordName }
+            var out: [String] = []
+            for z in zones {
+                let path = env.logPath(database: scope, zone: z.zoneID)
+                // Where the gate lets the caller read every record, the index answers without reading the zone.
+                if state.gate.readsEveryRecord, let index = try env.index() {
+                    try index.sync(path, warnings: &env.warnings)
+                    if try index.holds(path, recordType: recordType) { out.append(z.zoneID.zoneName) }
+                    continue
+                }
+                let live = CKDatabase.fold(try env.readLog(path).entries)
+                if live.values.contains(where: { $0.recordType == recordType && state.gate.mayRead($0, schema: schema) }) {
+                    out.append(z.zoneID.zoneName)
+                }
+            }
+            return out.sorted()
+        }
+    }
+
     /// One page of sorted matches, with a cursor when more follow.
     package func page(_ matched: [(SortKey, Record)], pageSize: Int, fingerprint: String, keys: [String]?) -> QueryResult {
         let page = matched.prefix(pageSize)

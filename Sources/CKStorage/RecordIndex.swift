@@ -344,6 +344,16 @@ package final class RecordIndex {
         }
     }
 
+    /// Whether a log holds a live record of a type (one indexed row read, however large the zone).
+    package func holds(_ logPath: String, recordType: String) throws(CKError) -> Bool {
+        let log = try key(logPath)
+        return try wrap { () throws(SQLiteConnection.Failure) -> Bool in
+            let s = try db.prepare("SELECT 1 FROM records WHERE log = ?1 AND type = ?2 LIMIT 1")
+            try s.bind([log, recordType])
+            return try s.step()
+        }
+    }
+
     /// The highest sequence number seen in any indexed log.
     package func lastSeq() throws(CKError) -> Int64 {
         try wrap { () throws(SQLiteConnection.Failure) -> Int64 in

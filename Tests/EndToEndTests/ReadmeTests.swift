@@ -16,17 +16,27 @@ import Testing
         var expected: [String]
         /// Line range of the expected output in the README (to rewrite it).
         var outputLines: Range<Int>
+        /// The heading the step is under (`### Fixtures for CI`).
+        var section: String = ""
     }
+
+    /// Sections whose commands a CI job copies: they run in a fresh shell, with none of the tour's exported variables.
+    static let freshShellSections: Set<String> = ["### Fixtures for CI", "## ck in CI"]
 
     /// The steps of every ```console block, in order.
     static func steps(_ lines: [String]) -> [Step] {
         var out: [Step] = []
         var inBlock = false
+        var section = ""
         for (i, line) in lines.enumerated() {
-            if !inBlock { inBlock = line == "```console"; continue }
+            if !inBlock {
+                if line.hasPrefix("#") { section = line }
+                inBlock = line == "```console"
+                continue
+            }
             if line == "```" { inBlock = false; continue }
             if line.hasPrefix("$ ") {
-                out.append(Step(command: String(line.dropFirst(2)), expected: [], outputLines: (i + 1)..<(i + 1)))
+                out.append(Step(command: String(line.dropFirst(2)), expected: [], outputLines: (i + 1)..<(i + 1), section: section))
             } else if line.hasPrefix("> "), var last = out.last, last.expected.isEmpty {
                 last.command += "\n" + line.dropFirst(2)
                 last.outputLines = (i + 1)..<(i + 1)
@@ -61,7 +71,14 @@ import Testing
         // `$?` after a step is the step's status, as in a terminal: the marker line must not reset it.
         var script = "cd \(work)\nckstatus=0\n"
         for (i, step) in steps.enumerated() {
-            script += "printf '@@ck-readme-step %d@@\\n' \(i)\n(exit $ckstatus)\n{ \(step.command)\n} 2>&1\nckstatus=$?\n"
+            var command = step.command
+            if freshShellSections.contains(step.section) {
+                // As written, in a new shell that has none of the variables the tour exported (CK_ZONE above all);
+                // only the terminal-like output settings of this harness carry over, and `$?` (for `echo $?`).
+                let quoted = "'(exit \"$1\")\n" + command.replacingOccurrences(of: "'", with: "'\\''") + "'"
+                command = "env -i HOME=\"$HOME\" PATH=\"$PATH\" LANG=C.UTF-8 CK_OUTPUT=table NO_COLOR=1 TERM=dumb bash -c \(quoted) fresh-shell \"$ckstatus\""
+            }
+            script += "printf '@@ck-readme-step %d@@\\n' \(i)\n(exit $ckstatus)\n{ \(command)\n} 2>&1\nckstatus=$?\n"
         }
         try script.write(toFile: s.dir + "/tour.sh", atomically: true, encoding: .utf8)
         let bin = URL(fileURLWithPath: Sandbox.binary).deletingLastPathComponent().path
@@ -101,6 +118,7 @@ import Testing
         // The section on ck serve talks to it with curl and jq.
         _ = try RequiredTool.require("jq")
         _ = try RequiredTool.require("curl")
+        #expect(steps.contains { $0.section == "### Fixtures for CI" }, "the CI fixtures steps are no longer found to run in a fresh shell")
         let s = try Sandbox(store: false)
         let outputs = try Self.run(steps, sandbox: s)
         if ProcessInfo.processInfo.environment["CK_UPDATE_GOLDEN"] == "1" {
@@ -139,6 +157,49 @@ import Testing
         #expect(FileManager.default.fileExists(atPath: s.dir + "/home/.local/share/ck/ck.json"), "the user store is made on first use")
         let version = try s.ck("--version")
         #expect(text.contains("ck --version                            # \(version.stdout.trimmingCharacters(in: .newlines))"))
+    }
+
+    /// The ```sh blocks of a section, up to the next heading.
+    static func shBlocks(_ text: String, section: String) -> [String] {
+        var blocks: [String] = []
+        var inSection = false, current: [String]? = nil
+        for line in text.components(separatedBy: "\n") {
+            if current == nil, line.hasPrefix("#") { inSection = line == section; continue }
+            guard inSection else { continue }
+            if current == nil { if line == "```sh" { current = [] }; continue }
+            if line == "```" { blocks.append((current ?? []).joined(separator: "\n") + "\n"); current = nil; continue }
+            current?.append(line)
+        }
+        return blocks
+    }
+
+    @Test(RequiredTool.needed("bash")) func theCIBlocksRunAsWrittenInAFreshShell() throws {
+        let text = try String(contentsOfFile: Self.readmePath, encoding: .utf8)
+        let blocks = Self.shBlocks(text, section: "## ck in CI")
+        let script = try #require(blocks.first { $0.hasPrefix("#!/bin/sh\n# run-integration-tests.sh") }, "\(blocks)")
+        let job = try #require(blocks.first { $0.contains("ck exec --import fixtures/dev.json") }, "\(blocks)")
+        let s = try Sandbox(store: false)
+        try FileManager.default.createDirectory(atPath: s.dir + "/fixtures", withIntermediateDirectories: true)
+        // The repository's fixtures: three notes in the zone Notes, two of them with priority over 3.
+        try s.write(ZoneHintTests.fixtures, to: "fixtures/dev.json")
+        try s.write(script, to: "run-integration-tests.sh")
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: s.dir + "/run-integration-tests.sh")
+        try s.write(job, to: "job.sh")
+        let bin = URL(fileURLWithPath: Sandbox.binary).deletingLastPathComponent().path
+        let bash = try RequiredTool.require("bash")
+        // A fresh shell: PATH and HOME only, no CK_ variable at all.
+        s.environment = ["HOME": s.dir + "/home", "PATH": bin + ":/usr/bin:/bin"]
+        let r = try s.run([s.dir + "/job.sh"], program: bash)
+        #expect(r.status == 0, "\(r.stdout)\(r.stderr)")
+        #expect(r.stdout == "ci-1\n")
+        let after = try String(contentsOfFile: s.dir + "/after.json", encoding: .utf8)
+        #expect(after.contains("\"Saved by CI\""), "--export-on-exit kept what the script saved")
+        // The same script without its zone fails the job, and stderr says which zone holds the notes.
+        try s.write(script.replacingOccurrences(of: " -z Notes", with: ""), to: "run-integration-tests.sh")
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: s.dir + "/run-integration-tests.sh")
+        let forgot = try s.run([s.dir + "/job.sh"], program: bash)
+        #expect(forgot.status != 0)
+        #expect(forgot.stderr.contains(ZoneHintTests.hint), "\(forgot.stderr)")
     }
 
     @Test func stepParsingKeepsContinuationLinesAndOutputs() {

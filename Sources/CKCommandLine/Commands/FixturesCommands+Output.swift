@@ -2,7 +2,7 @@ import CKCore
 
 extension FixturesCommands {
     /// `import`: `{"zones", "records", "assets", "users", "subscriptions", "keyValueStores"}` (counts loaded);
-    /// plain `records<TAB>zones<TAB>assets`, for people a sentence.
+    /// plain one `name<TAB>count` row per count, in that order; for people a sentence.
     struct Imported: OutcomeOutput {
         var summary: FixtureSummary
         /// The container and environment loaded into.
@@ -15,7 +15,13 @@ extension FixturesCommands {
                             "users": .int(Int64(s.users)), "subscriptions": .int(Int64(s.subscriptions)),
                             "keyValueStores": .int(Int64(s.keyValueStores))])
         }
-        var line: String { "\(summary.records)\t\(summary.zones)\t\(summary.assets)" }
+        var line: String {
+            let s = summary
+            // Labelled rows, like `container show`: a script greps the count it needs instead of counting columns.
+            return [("records", s.records), ("zones", s.zones), ("assets", s.assets), ("users", s.users),
+                    ("subscriptions", s.subscriptions), ("keyValueStores", s.keyValueStores)]
+                .map { "\($0.0)\t\($0.1)" }.joined(separator: "\n")
+        }
         var sentence: String {
             let s = summary
             func count(_ n: Int, _ noun: String) -> String { "\(n) \(noun)\(n == 1 ? "" : "s")" }

@@ -14,7 +14,7 @@ enum FixturesCommands {
 
     static let importSpec = CommandSpec(
         "import", summary: "Load a JSON fixtures document into an environment.",
-        discussion: "The whole document is checked first: if any part is invalid, nothing is written and every problem is listed with its JSON path. It goes into the environment the document names (its environment key); -e (or CK_ENV) naming another environment is refused, and --into-env loads it there anyway. It goes into the container named by -c, else into the container the document names (created if the store lacks it). A hand-written document may leave out what ck can supply: owners, change tags, timestamps, zone capabilities, even the schema (see docs/fixtures.md). A failed import leaves nothing behind, not even the container or store it would have created. It loads as the acting user: public records that user created (its grants must allow CREATE) and its own private zones, records and subscriptions; another user's data is refused unless --all-users (an administrator's load of every user's data). What it would replace must be empty unless --replace is given, which replaces the public database and the acting user's zones, records, subscriptions and notifications (with --all-users, everyone's), and the schema.",
+        discussion: "The whole document is checked first: if any part is invalid, nothing is written and every problem is listed with its JSON path. It goes into the environment the document names (its environment key); -e (or CK_ENV) naming another environment is refused, and --into-env loads it there anyway. It goes into the container named by -c, else into the container the document names (created if the store lacks it, also when -c names it). When the store has no current container, or only the untouched default one (iCloud.ck.default, never used), the imported container becomes current. A hand-written document may leave out what ck can supply: owners, change tags, timestamps, zone capabilities, even the schema (see docs/fixtures.md). A failed import leaves nothing behind, not even the container or store it would have created. It loads as the acting user: public records that user created (its grants must allow CREATE) and its own private zones, records and subscriptions; another user's data is refused unless --all-users (an administrator's load of every user's data). What it would replace must be empty unless --replace is given, which replaces the public database and the acting user's zones, records, subscriptions and notifications (with --all-users, everyone's), and the schema.",
         arguments: [ArgumentSpec("file", help: "The document ('-' for stdin).", completion: .file)],
         options: [OptionSpec("replace", help: "Replace what the import may replace."),
                   OptionSpec("all-users", help: "Load every user's data, as an administrator."),
@@ -40,7 +40,8 @@ enum FixturesCommands {
                                allUsers: Bool, replace: Bool, progress: (Int, Int) -> Void) throws -> (FixtureSummary, String, Bool) {
         let caller = try inv.caller()
         let named = inv.setting("container", env: "CK_CONTAINER")
-        let documented = named == nil ? doc["container"]?.stringValue : nil
+        // -c naming the document's own container is created like it; any other missing -c stays an error (a typo).
+        let documented = named == nil || named == doc["container"]?.stringValue ? doc["container"]?.stringValue : nil
         if let documented, try !store.containerIDs().contains(documented) {
             let s = try store.importFixtures(intoNewContainer: documented, doc, into: env, as: caller, allUsers: allUsers,
                                              replace: replace, label: label, progress: progress)
@@ -106,12 +107,29 @@ enum FixturesCommands {
     static func load(_ inv: Invocation, _ doc: JSON, into env: Environment, label: String) throws -> Int32 {
         let progress = ProgressLine(inv, verb: "imported")
         defer { progress.finish() }
-        let (s, id, created) = try importDocument(inv, doc, into: try inv.store(), environment: env, label: label,
+        let store = try inv.store()
+        let takeOver = try unclaimedCurrent(store)
+        let (s, id, created) = try importDocument(inv, doc, into: store, environment: env, label: label,
                                                   allUsers: inv.parsed.flag("all-users"), replace: inv.parsed.flag("replace"),
                                                   progress: progress.update)
         progress.finish()
-        if created { inv.note("created container \(id)") }
+        // Seeding a fresh store: the next command should reach what was imported, not the empty default.
+        let makeCurrent = takeOver && (try? store.currentContainerID()) != id
+        if makeCurrent { try store.useContainer(id) }
+        if created || makeCurrent {
+            inv.note(created ? "created container \(id)\(makeCurrent ? " (now current)" : "")" : "now using container \(id)")
+        }
         try inv.emit(Imported(summary: s, container: id, environment: env))
         return ExitCode.success
+    }
+
+    /// Whether the store has no current container worth keeping: none at all, or the default container that no
+    /// one has used (no users, no record types), as in a store that this import, or a read, just made.
+    static func unclaimedCurrent(_ store: CKStore) throws -> Bool {
+        guard let current = try? store.currentContainerID() else { return true }
+        guard current == CKStore.defaultContainerID, try store.containerIDs().contains(current) else { return false }
+        let c = try store.container(current)
+        if case .object(let users)? = try c.info()["users"], !users.isEmpty { return false }
+        return try Environment.allCases.allSatisfy { try c.schema($0).recordTypes.isEmpty }
     }
 }

@@ -10,6 +10,8 @@ enum QueryCommand {
         Indexes are enforced as in CloudKit: filter fields must be QUERYABLE (SEARCHABLE for token search), sort fields SORTABLE, and a query without filters needs ___recordID QUERYABLE. Development indexes user fields automatically but never system fields.
 
         Results come in pages of at most 200 records (default 100 on a terminal, 200 otherwise). When more match, the cursor is printed on stderr (or as continuationMarker with -o json): pass it to --cursor for the next page, or use --all.
+
+        A query finds records in one zone: -z (or CK_ZONE), else _defaultZone. When it finds nothing there and the zone holds no records of the type, but other zones of the database do, a note on stderr names them and the -z to use (stdout and the exit code stay those of an empty answer; -q silences it).
         """,
         arguments: [ArgumentSpec("record-type", help: "Record type.", completion: .recordType),
                     ArgumentSpec("predicate", help: "NSPredicate format string (default TRUEPREDICATE).", optional: true)],
@@ -88,13 +90,27 @@ enum QueryCommand {
         let db = try inv.database()
         if inv.parsed.flag("explain") { return try explain(req, db: db, inv: inv) }
         var output = try inv.stream(Pages(keys: req.desiredKeys, database: db, width: inv.terminal.width))
+        let firstPage = req.cursor == nil
+        var found = 0
         repeat {
             let page = try db.query(req, zone: inv.zone)
+            found += page.records.count
             output.add(page)
             req.cursor = page.cursor
         } while inv.parsed.flag("all") && req.cursor != nil
         output.finish()
+        if found == 0 && firstPage && !req.zoneWide { noteOtherZones(req.recordType, db: db, inv: inv) }
         return ExitCode.success
+    }
+
+    /// After an empty answer: one line on stderr naming the other zones that hold records of the type, since a
+    /// forgotten -z otherwise looks like "no such records" to a script. Best effort: stdout and the exit code stay.
+    static func noteOtherZones(_ recordType: String, db: CKDatabase, inv: Invocation) {
+        let asked = inv.zone
+        guard let zones = try? db.zonesHolding(recordType), !zones.isEmpty, !zones.contains(asked) else { return }
+        let these = zones.count == 1 ? "zone \(zones[0]) does" : "zones \(zones.joined(separator: ", ")) do"
+        let fix = zones.map { "-z \($0)" }.joined(separator: ", ") + (zones.count == 1 ? "" : " or --zone-wide")
+        inv.note("zone \(asked) holds no \(recordType) records; \(these): add \(fix)")
     }
 
     static func explain(_ req: QueryRequest, db: CKDatabase, inv: Invocation) throws -> Int32 {
