@@ -121,8 +121,8 @@ extension CktoolCommand {
             throw UsageError("--sort-by takes \"FIELD ASC\" or \"FIELD DESC\", got '\(text)'", command: inv.command.path)
         }
         switch parts.count == 2 ? parts[1].uppercased() : "ASC" {
-        case "ASC": return QuerySort(field)
-        case "DESC": return QuerySort(field, ascending: false)
+        case "ASC": return QuerySort(field).given(as: "--sort-by '\(text)'")
+        case "DESC": return QuerySort(field, ascending: false).given(as: "--sort-by '\(text)'")
         default: throw UsageError("--sort-by direction is ASC or DESC, got '\(parts[1])'", command: inv.command.path)
         }
     }
