@@ -31,4 +31,63 @@ import Testing
         #expect(container.stderr.hasPrefix("ck: badContainer (5): container 'iCloud.com.example.Nope' does not exist in \(s.dir)/store (from CK_CONTAINER)\n"),
                 "\(container.stderr)")
     }
+
+    /// Runs ck on a terminal (script(1) gives it a pty), with `input` typed, and returns what the terminal showed.
+    func onTerminal(_ s: Sandbox, _ args: String, input: String = "") throws -> String {
+        let script = "/usr/bin/script"
+        try #require(FileManager.default.isExecutableFile(atPath: script), "this test needs script(1) (util-linux) to give ck a terminal")
+        let r = try s.run(["-qec", "'\(Sandbox.binary)' \(args)", "/dev/null"], stdin: input, program: script)
+        return r.stdout.replacingOccurrences(of: "\r", with: "")
+    }
+
+    /// One thing is said in the singular: one kept edit, one field with bad indexes, one matching record.
+    @Test func oneThingIsSingular() throws {
+        let s = try Sandbox()
+        try s.ck("zone", "create", "Work")
+        try s.ck("device", "save", "phone", "Note", "--name", "k1", "-z", "Work", "t=1")
+        try s.ck("fault", "add", "--error", "serverRejectedRequest", "--op", "save", "--type", "Note", "--times", "1")
+        let sync = try s.ck("sync", "phone")
+        #expect(sync.status == 10)
+        #expect(sync.stderr.hasPrefix("ck: partialFailure (2): 1 edit stays pending on device 'phone'\n"), "\(sync.stderr)")
+
+        let schema = try s.ck("schema", "validate", "-", stdin: "DEFINE SCHEMA\nRECORD TYPE A (x INT64 SEARCHABLE);\n")
+        #expect(schema.stderr.hasPrefix("ck: invalidArguments (12): <stdin>: 1 field carries indexes their type can't have\n"), "\(schema.stderr)")
+
+        let target = ["--team-id", "T", "--container-id", "iCloud.com.example.One", "--environment", "development", "--database-type", "private", "-q"]
+        #expect(try s.run(["cktool", "create-record", "--record-type", "Note", "--fields-json", #"{"n": {"type": "int64Type", "value": 1}}"#] + target).status == 0)
+        let dry = try s.run(["cktool", "delete-records", "--record-type", "Note", "--filters", "n == 1"] + target)
+        #expect(dry.stdout == "Dry run. Found 1 matching record to delete.\n")
+        let done = try s.run(["cktool", "delete-records", "--record-type", "Note", "--filters", "n == 1", "--dry-run", "false", "-y"] + target)
+        #expect(done.stdout == "Deleted 1 record.\n")
+    }
+
+    /// `ck --help` shows that ck takes options and which help topics there are.
+    @Test func mainHelpShowsOptionsAndTopics() throws {
+        let s = try Sandbox()
+        let help = try s.ck("--help").stdout
+        #expect(help.contains("\nUSAGE: ck <subcommand> [options]\n"))
+        #expect(help.contains("""
+
+            HELP TOPICS: environment, exit-codes, faults, formats, kv, model, output,
+            permissions, predicates, store (see 'ck help <topic>').
+
+            """), "\(help)")
+    }
+
+    /// On a terminal, a confirmed deploy lists its changes once (with the question), and a sync that has nothing to
+    /// do says so; piped, that sync prints nothing, for scripts.
+    @Test func onATerminalDeployListsOnceAndAnIdleSyncSaysSo() throws {
+        let s = try Sandbox()
+        try s.ck("record", "save", "Book", "--name", "b1", "title=Dune")
+        let deploy = try onTerminal(s, "schema deploy", input: "y\n")
+        #expect(deploy.components(separatedBy: "+ record type Book\n").count == 2, "listed once: \(deploy)")
+        #expect(deploy.contains("Deploy 3 changes to production? [y/N] "), "\(deploy)")
+        #expect(try s.ck("-e", "production", "schema", "show", "Book").status == 0, "deployed")
+
+        try s.ck("zone", "create", "Work")
+        try s.ck("-z", "Work", "sync", "phone")
+        #expect(try onTerminal(s, "-z Work sync phone") == "phone is up to date: nothing to push or pull\n")
+        let piped = try s.ck("-z", "Work", "sync", "phone")
+        #expect(piped.status == 0 && piped.stdout == "" && piped.stderr == "")
+    }
 }

@@ -84,10 +84,10 @@ extension CktoolCommand {
             let db = try inv.database()
             let matches = try db.allMatches(request, zone: inv.zone)
             if inv.parsed.value("dry-run") != "false" {
-                inv.line("Dry run. Found \(matches.count) matching records to delete.")
+                inv.line("Dry run. Found \(SyncCommand.plural(matches.count, "matching record")) to delete.")
                 return ExitCode.success
             }
-            if !matches.isEmpty, try !inv.confirmDestructive("Delete \(matches.count) matching records?") {
+            if !matches.isEmpty, try !inv.confirmDestructive("Delete \(SyncCommand.plural(matches.count, "matching record"))?") {
                 inv.note("nothing deleted")
                 return ExitCode.failure
             }
@@ -98,7 +98,7 @@ extension CktoolCommand {
                 for case .deleted in result.results { deleted += 1 }
                 failures += result.failures
             }
-            inv.line("Deleted \(deleted) records.")
+            inv.line("Deleted \(SyncCommand.plural(deleted, "record")).")
             if let e = RecordCommand.failure(failures, total: matches.count, verb: "delete") { throw e }
             return ExitCode.success
         })
