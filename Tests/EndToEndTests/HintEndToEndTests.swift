@@ -90,4 +90,52 @@ import Testing
         let piped = try s.ck("-z", "Work", "sync", "phone")
         #expect(piped.status == 0 && piped.stdout == "" && piped.stderr == "")
     }
+
+    /// A write only a custom role may make names that role and the user in the command to run, and that command works.
+    @Test func aPermissionFailureNamesTheRoleToAssign() throws {
+        let s = try Sandbox()
+        let schema = """
+            DEFINE SCHEMA
+            CREATE ROLE Moderator;
+            RECORD TYPE Post (title STRING, GRANT WRITE TO "Moderator", GRANT CREATE TO "_icloud", GRANT READ TO "_world");
+
+            """
+        #expect(try s.ck("schema", "import", "-", stdin: schema).status == 0)
+        #expect(try s.ck("--db", "public", "record", "save", "Post", "--name", "p1", "title=a").status == 0)
+        let denied = try s.ck("--as", "bob", "--db", "public", "record", "save", "Post", "--name", "p1", "title=b", "--policy", "changed-keys")
+        #expect(denied.status == 7)
+        #expect(denied.stderr.contains("\nhint: assign the role that has it: 'ck role assign Moderator bob', or grant it in the schema"), "\(denied.stderr)")
+        #expect(try s.ck("role", "assign", "Moderator", "bob").status == 0)
+        #expect(try s.ck("--as", "bob", "--db", "public", "record", "save", "Post", "--name", "p1", "title=b", "--policy", "changed-keys").status == 0)
+    }
+
+    /// ck exec takes no --replace: a second --import into the same environment says what to do instead.
+    @Test func execTwiceImportingOneDocumentHintsNoReplace() throws {
+        let s = try Sandbox()
+        try s.ck("record", "save", "Note", "--name", "n1", "t=1")
+        try s.ck("export", "--file", "seed.json")
+        let r = try s.ck("exec", "--import", "seed.json", "--import", "seed.json", "--", "true")
+        #expect(r.status != 0)
+        #expect(!r.stderr.contains("--replace"), "\(r.stderr)")
+        #expect(r.stderr.contains("\nhint: --import seed.json is given twice; an earlier --import filled this environment already: merge the documents into one, or give each a different container or environment\n"),
+                "\(r.stderr)")
+    }
+
+    /// A device edit without -z names the user's custom zones instead of suggesting to create one.
+    @Test func deviceSaveWithoutZoneNamesTheZonesThatExist() throws {
+        let s = try Sandbox()
+        try s.ck("zone", "create", "Work")
+        try s.ck("zone", "create", "Home")
+        let r = try s.ck("device", "save", "phone", "Note", "title=x")
+        #expect(r.status == 8)
+        #expect(r.stderr.hasSuffix("\nhint: pass -z with a custom zone of yours: Home, Work (e.g. -z Home)\n"), "\(r.stderr)")
+        #expect(try s.ck("device", "list").stdout == "", "the refused edit made no device")
+        try s.ck("sync", "phone")
+        let removed = try s.ck("device", "remove", "phone", "n1")
+        #expect(removed.stderr.hasSuffix("\nhint: pass -z with a custom zone of yours: Home, Work (e.g. -z Home)\n"), "\(removed.stderr)")
+        // With no custom zone yet, making one is the next step.
+        let fresh = try Sandbox()
+        let none = try fresh.ck("device", "save", "phone", "Note", "title=x")
+        #expect(none.stderr.hasSuffix("\nhint: create a zone ('ck zone create Notes') and pass -z Notes\n"), "\(none.stderr)")
+    }
 }
