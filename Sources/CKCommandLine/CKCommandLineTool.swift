@@ -46,7 +46,9 @@ public enum CKCommandLineTool {
                 if let first = parsed.positionals.first {
                     let kind = parsed.command.parent == nil ? "command '\(first)'" : "subcommand '\(first)' for '\(parsed.command.path)'"
                     let names = parsed.command.visibleSubcommands.map(\.name)
-                    let next = Names.closest(to: first, among: names).map { "did you mean '\($0)'?" }
+                    let next = CktoolVocabulary.suggestion(command: first, root: parsed.command)
+                        ?? Names.closest(to: first, among: names).map { "did you mean '\($0)'?" }
+                        ?? CktoolVocabulary.suggestion(command: first, root: parsed.command, near: true)
                         ?? "try one of: \(names.joined(separator: ", "))"
                     throw UsageError("unknown \(kind); " + next, command: parsed.command.path)
                 }

@@ -73,7 +73,7 @@ extension QueryCompiler {
         for s in sort {
             switch s.kind {
             case .field(let name, let asc):
-                let target = try resolve(name, column: 0)
+                let target = try resolveSorted(name, s)
                 let ft = QueryCompiler.fieldType(target)
                 if ft.isList || ![.string, .int64, .double, .timestamp].contains(ft.base) && !(ft.base == .reference && QueryCompiler.fieldName(target).hasPrefix("___")) {
                     throw CKError.invalid("can't sort by '\(name)' (\(ft.wsName))",
@@ -81,7 +81,7 @@ extension QueryCompiler {
                 }
                 out.append(QuerySort(QueryCompiler.fieldName(target), ascending: asc))
             case .distance(let name, let from):
-                let target = try resolve(name, column: 0)
+                let target = try resolveSorted(name, s)
                 guard QueryCompiler.fieldType(target) == .location else {
                     throw CKError.invalid("can't sort '\(name)' by distance: it is not a LOCATION field")
                 }
@@ -89,5 +89,17 @@ extension QueryCompiler {
             }
         }
         return out
+    }
+
+    /// The field a sort names; an unknown one is refused naming the sort as given, with the system fields' names
+    /// (`created` is `creationDate`) and, for ck's `--sort`, how to sort descending.
+    func resolveSorted(_ name: String, _ s: QuerySort) throws(CKError) -> Target {
+        do { return try resolve(name, column: 0) } catch {
+            guard error.code == .invalidArguments, type.fields[name] == nil, QueryFilter.systemFieldNames[name] == nil else { throw error }
+            let ownSyntax = s.source?.hasPrefix("--sort ") ?? false
+            let hint = [error.hint, "creationDate and modificationDate sort by when records were made and changed",
+                        ownSyntax ? "'--sort -field' sorts descending" : nil].compactMap { $0 }.joined(separator: "; ")
+            throw CKError(error.code, (s.source.map { $0 + ": " } ?? "") + error.reason, hint: hint, details: error.details)
+        }
     }
 }

@@ -65,9 +65,9 @@ extension QueryFilter {
             guard case .location(let l)? = try FieldValue.from(fieldJSON: rel, declared: .location, path: path + ".relativeLocation") else {
                 throw CKError.invalid("\(path).relativeLocation: expected a LOCATION")
             }
-            return QuerySort(distanceOf: name, from: l)
+            return QuerySort(distanceOf: name, from: l).given(as: path)
         }
-        return QuerySort(name, ascending: o["ascending"]?.boolValue ?? true)
+        return QuerySort(name, ascending: o["ascending"]?.boolValue ?? true).given(as: path)
     }
 
     /// Reads a cktool filter string: `FIELD OP VALUE`, e.g. `latteCost > 4.60`, `tags LIST_CONTAINS_ANY a,b`,

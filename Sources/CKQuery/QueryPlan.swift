@@ -53,6 +53,8 @@ package struct QueryCompiler {
     }
 
     package func fail(_ column: Int?, _ message: String, hint: String? = nil) -> CKError {
+        // Columns are 1-based: 0 is what checks outside the predicate (sorts, filters) pass, and names no column.
+        let column = column == 0 ? nil : column
         var details: [String: JSON] = [:]
         if let column { details["column"] = .int(Int64(column)); details["predicate"] = .string(predicateText) }
         return CKError(.invalidArguments, (column.map { "column \($0): " } ?? "") + message, hint: hint, details: details)

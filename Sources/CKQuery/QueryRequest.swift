@@ -7,9 +7,21 @@ public struct QuerySort: Equatable, Sendable {
         case distance(field: String, from: Location)
     }
     public var kind: Kind
+    /// Where the sort was given (`--sort created`, `sortBy[0]`), for errors about it; not part of equality.
+    public var source: String?
 
     public init(_ field: String, ascending: Bool = true) { kind = .field(field, ascending: ascending) }
     public init(distanceOf field: String, from: Location) { kind = .distance(field: field, from: from) }
+
+    /// This sort, saying where it was given.
+    public func given(as source: String) -> QuerySort {
+        var s = self
+        s.source = source
+        return s
+    }
+
+    /// Two sorts are the same when they sort the same way, wherever they were given.
+    public static func == (a: QuerySort, b: QuerySort) -> Bool { a.kind == b.kind }
 }
 
 /// A query: a record type, a predicate (NSPredicate format) with its arguments, sorting and paging.

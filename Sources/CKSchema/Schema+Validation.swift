@@ -21,7 +21,7 @@ extension Schema {
             }
         }
         if !problems.isEmpty {
-            throw CKError(.invalidArguments, "\(file): \(problems.count) field\(problems.count == 1 ? "" : "s") carry indexes their type can't have",
+            throw CKError(.invalidArguments, "\(file): \(problems.count == 1 ? "1 field carries" : "\(problems.count) fields carry") indexes their type can't have",
                           items: problems)
         }
     }

@@ -32,7 +32,8 @@ extension Device {
                     if let why = replicaProblem(path) {
                         problem(path, why, "'ck device delete \(name.dropLast(7))' drops the replica; its next 'ck sync' fetches everything again (pending edits are lost)")
                     }
-                } else if !["-wal", "-shm", "-journal", ".lock"].contains(where: { name.hasSuffix(".sqlite" + $0) }) {
+                } else if StoreLayout.entry(for: String(path.dropFirst(root.count + 1))) == nil {
+                    // The layout table, not a list of its own, says which companions of a replica ck makes.
                     problem(path, "is not a file ck makes", "move it out of the store")
                 }
             }

@@ -50,8 +50,8 @@ import CKCore
         #expect(s.err == "Delete record \(name)? [y/N] ")
         #expect(s.run(["cktool", "delete-records", "--record-type", "Note", "--filters", "n == 1", "--dry-run", "false"] + target,
                       answer: "y") == 0)
-        #expect(s.err == "Delete 1 matching records? [y/N] ")
-        #expect(s.out == "Deleted 1 records.\n")
+        #expect(s.err == "Delete 1 matching record? [y/N] ")
+        #expect(s.out == "Deleted 1 record.\n")
     }
 
     @Test func cktoolIsRecognisedByProgramNameAndMapsExitCodes() {

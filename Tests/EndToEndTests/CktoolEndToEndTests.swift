@@ -225,4 +225,35 @@ import Testing
         #expect(titles(page2) == ["C"])
         #expect(page2["continuationToken"] == nil)
     }
+
+    /// cktool's words on ck's own commands point at `ck cktool` or at ck's word for the same thing (exit 64, as every
+    /// usage error), not at the whole command list or a near spelling.
+    @Test func cktoolWordsOnCksCommandsGetCksWord() throws {
+        let s = try Sandbox()
+        func usage(_ args: String...) throws -> String {
+            let r = try s.run(args)
+            #expect(r.status == 64, "ck \(args.joined(separator: " ")): \(r.stderr)")
+            return r.stderr.split(separator: "\n").first.map(String.init) ?? ""
+        }
+        for verb in ["query-records", "save-token", "get-teams"] {
+            #expect(try usage(verb) == "ck: usage: unknown command '\(verb)'; did you mean 'ck cktool \(verb)'? ('\(verb)' is cktool's)")
+        }
+        #expect(try usage("query-recrds") == "ck: usage: unknown command 'query-recrds'; did you mean 'ck cktool query-records'? ('query-records' is cktool's)")
+        #expect(try usage("query", "Book", "--record-type", "Book")
+            == "ck: usage: unknown option '--record-type'; 'ck query' takes it as its argument <record-type> ('--record-type' is cktool's; 'ck cktool query-records' takes it)")
+        #expect(try usage("query", "Book", "--sort-by", "title ASC")
+            == "ck: usage: unknown option '--sort-by'; did you mean '--sort'? ('--sort-by' is cktool's; 'ck cktool query-records' takes it)")
+        #expect(try usage("query", "Book", "--zone-name", "Work")
+            == "ck: usage: unknown option '--zone-name'; did you mean '-z/--zone'? ('--zone-name' is cktool's; 'ck cktool query-records' takes it)")
+        #expect(try usage("record", "fetch", "b1", "--environment", "production")
+            == "ck: usage: unknown option '--environment'; did you mean '-e/--env'? ('--environment' is cktool's)")
+        #expect(try usage("export", "--output-file", "x.json")
+            == "ck: usage: unknown option '--output-file'; did you mean '--file'? ('--output-file' is cktool's)")
+        #expect(try usage("query", "Book", "--output-file", "x.json")
+            == "ck: usage: unknown option '--output-file'; 'ck query' prints on stdout: redirect it ('> <file>') ('--output-file' is cktool's)")
+        // Under 'ck cktool' the words are cktool's own, and a plain typo still gets the near spelling.
+        #expect(try usage("query", "Book", "--zone-wid") == "ck: usage: unknown option '--zone-wid'; did you mean '--zone-wide'?")
+        #expect(try s.ck("cktool", "query-records", "--team-id", "T", "--container-id", "iCloud.a", "--environment", "development",
+                         "--database-type", "public", "--record-type", "Book", "--zone-name", "_defaultZone").stderr.contains("--zone-name") == false)
+    }
 }

@@ -89,4 +89,30 @@ import Testing
         #expect(missing.status == 1)
         #expect(missing.stdout.contains("a record refers to this asset but its file is missing"))
     }
+
+    /// Every lock and companion file ck makes (fault rules' `.faults.lock` in each environment, the environment's
+    /// `.lock`, the index's SQLite files, a replica's `.sqlite.lock`) is one doctor knows: none is a stranger.
+    @Test func filesCkMakesAreNotStrangers() throws {
+        let s = try Sandbox()
+        try s.ck("zone", "create", "Work")
+        try s.ck("fault", "add", "--error", "zoneBusy", "--op", "save", "--type", "Nothing")
+        try s.ck("-e", "production", "fault", "add", "--error", "zoneBusy", "--times", "1")
+        try s.ck("-z", "Work", "fault", "add", "--error", "zoneBusy", "--type", "Nothing")
+        try s.ck("kv", "set", "theme", "dark")
+        try s.ck("-z", "Work", "sync", "phone")
+        try s.ck("kv", "set", "--device", "phone", "volume", "7")
+        try s.ck("device", "save", "phone", "Note", "--name", "n1", "-z", "Work", "t=5")
+        let made = s.files(under: s.dir + "/store")
+        for lock in ["containers/iCloud.ck.default/development/.faults.lock", "containers/iCloud.ck.default/production/.faults.lock"] {
+            #expect(made.contains(lock), "the fault rules should leave \(lock): \(made)")
+        }
+        #expect(made.contains { $0.hasSuffix("/phone.sqlite.lock") }, "\(made)")
+        let r = try s.ck("doctor", "-o", "table")
+        #expect(r.status == 0)
+        #expect(r.stdout == "No problems found in \(s.dir)/store.\n")
+        // A stranger beside a replica is still one.
+        let replica = try #require(made.first { $0.hasSuffix("/phone.sqlite") })
+        try "x".write(toFile: s.dir + "/store/" + replica + ".bak", atomically: true, encoding: .utf8)
+        #expect(try s.ck("doctor").stdout.contains("phone.sqlite.bak\tis not a file ck makes"))
+    }
 }

@@ -111,8 +111,8 @@ import Testing
     }()
 
     /// The developer commands in format `f`. json's command lines are those first pinned; jsonl's make their own
-    /// project and container. Doctor runs in both formats before any fault rule exists: `fault add` leaves
-    /// `development/.faults.lock`, which doctor does not know yet.
+    /// project and container. Doctor runs in both formats before any fault rule exists (doctor knows
+    /// `.faults.lock`; DoctorTests checks it).
     static func developerSteps(_ f: String) -> [Step] {
         let own = f == "json" ? "" : "-" + f
         let container = "iCloud.com.example.Golden" + (f == "json" ? "" : "Lines")

@@ -127,4 +127,21 @@ extension QueryEndToEndTests {
         #expect(on.stdout == off.stdout)
         #expect(FileManager.default.fileExists(atPath: s.dir + "/store/containers/iCloud.ck.default/development/.index.sqlite"))
     }
+
+    /// A sort by a field the type lacks names the argument as given (no "column 0": a sort is not in the predicate)
+    /// and says how ck sorts by creation or change time and how it sorts descending.
+    @Test func sortByAnUnknownFieldNamesTheArgument() throws {
+        let s = try Sandbox()
+        try s.ck("record", "save", "Note", "--name", "a", "title=x")
+        let hint = "hint: fields of Note: title; creationDate and modificationDate sort by when records were made and changed"
+        let r = try s.ck("query", "Note", "title == 'x'", "--sort", "created")
+        #expect(r.status == 8)
+        #expect(r.stderr == "ck: invalidArguments (12): --sort created: Did not find field: 'created' in type: 'Note'\n"
+            + hint + "; '--sort -field' sorts descending\n")
+        let desc = try s.ck("query", "Note", "title == 'x'", "--sort", "-created")
+        #expect(desc.stderr.hasPrefix("ck: invalidArguments (12): --sort -created: Did not find field: 'created' in type: 'Note'\n"))
+        // Web Services sortBy has its own way to say descending: no '-field' there.
+        let ws = try s.ck("query", "Note", "title == 'x'", "--filters-json", #"{"sortBy": [{"fieldName": "created"}]}"#)
+        #expect(ws.stderr == "ck: invalidArguments (12): --filters-json: sortBy[0]: Did not find field: 'created' in type: 'Note'\n" + hint + "\n")
+    }
 }

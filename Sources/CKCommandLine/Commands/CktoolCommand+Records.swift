@@ -84,10 +84,10 @@ extension CktoolCommand {
             let db = try inv.database()
             let matches = try db.allMatches(request, zone: inv.zone)
             if inv.parsed.value("dry-run") != "false" {
-                inv.line("Dry run. Found \(matches.count) matching records to delete.")
+                inv.line("Dry run. Found \(SyncCommand.plural(matches.count, "matching record")) to delete.")
                 return ExitCode.success
             }
-            if !matches.isEmpty, try !inv.confirmDestructive("Delete \(matches.count) matching records?") {
+            if !matches.isEmpty, try !inv.confirmDestructive("Delete \(SyncCommand.plural(matches.count, "matching record"))?") {
                 inv.note("nothing deleted")
                 return ExitCode.failure
             }
@@ -98,7 +98,7 @@ extension CktoolCommand {
                 for case .deleted in result.results { deleted += 1 }
                 failures += result.failures
             }
-            inv.line("Deleted \(deleted) records.")
+            inv.line("Deleted \(SyncCommand.plural(deleted, "record")).")
             if let e = RecordCommand.failure(failures, total: matches.count, verb: "delete") { throw e }
             return ExitCode.success
         })
@@ -121,8 +121,8 @@ extension CktoolCommand {
             throw UsageError("--sort-by takes \"FIELD ASC\" or \"FIELD DESC\", got '\(text)'", command: inv.command.path)
         }
         switch parts.count == 2 ? parts[1].uppercased() : "ASC" {
-        case "ASC": return QuerySort(field)
-        case "DESC": return QuerySort(field, ascending: false)
+        case "ASC": return QuerySort(field).given(as: "--sort-by '\(text)'")
+        case "DESC": return QuerySort(field, ascending: false).given(as: "--sort-by '\(text)'")
         default: throw UsageError("--sort-by direction is ASC or DESC, got '\(parts[1])'", command: inv.command.path)
         }
     }

@@ -65,9 +65,10 @@ enum DeviceRecordsCommand {
 
     static func runSave(_ inv: Invocation) throws -> Int32 {
         guard inv.positionals.count >= 2 else { throw UsageError("expected a device name and a record type", command: inv.command.path) }
+        // The zone first: a refused edit does not leave a new device behind.
+        let zone = try syncZone(inv)
         let d = try device(inv, create: true)
         let type = inv.positionals[1]
-        let zone = inv.zone
         var fields: [String: FieldValue?] = [:]
         for a in inv.positionals.dropFirst(2) {
             let (key, input) = try RecordSaveCommand.assignment(a, inv: inv)
@@ -85,9 +86,24 @@ enum DeviceRecordsCommand {
         guard inv.positionals.count == 2 else { throw UsageError("expected a device name and a record name", command: inv.command.path) }
         let d = try device(inv)
         let name = inv.positionals[1]
-        let zone = inv.zone
+        let zone = try syncZone(inv)
         let outcome = try d.delete(recordName: name, zone: zone)
         try inv.emit(Removed(recordName: name, zone: zone, device: d.name, dropped: outcome == .none))
         return ExitCode.success
+    }
+
+    /// The zone (-z) a device edit goes to. Devices sync custom zones only: when -z is missing, the refusal names
+    /// the user's custom zones rather than suggest making one that exists.
+    static func syncZone(_ inv: Invocation) throws -> String {
+        let zone = inv.zone
+        do { try Device.checkSyncZone(zone) } catch {
+            var e = error
+            let custom = ((try? inv.database().zones()) ?? []).map(\.zoneID.zoneName).filter { $0 != Names.defaultZoneName }
+            if let first = custom.first {
+                e.hint = "pass -z with a custom zone of yours: " + custom.joined(separator: ", ") + " (e.g. -z \(first))"
+            }
+            throw e
+        }
+        return zone
     }
 }

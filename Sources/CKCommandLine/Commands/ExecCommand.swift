@@ -32,11 +32,21 @@ enum ExecCommand {
         let store = try CKStore.open(StoreLocation(path: root, source: .environment))
         var container = inv.setting("container", env: "CK_CONTAINER")
         var environment: Environment? = nil
-        for file in inv.parsed.all("import") {
+        let files = inv.parsed.all("import")
+        for (i, file) in files.enumerated() {
             let (doc, label) = try FixturesCommands.readDocument(inv, file)
             let env = try FixturesCommands.importEnvironment(inv, doc, label: label)
-            let (_, id, _) = try FixturesCommands.importDocument(inv, doc, into: store, environment: env, label: label,
-                                                                 allUsers: true, replace: false, progress: { _, _ in })
+            let imported: (FixtureSummary, String, Bool)
+            do {
+                imported = try FixturesCommands.importDocument(inv, doc, into: store, environment: env, label: label,
+                                                               allUsers: true, replace: false, progress: { _, _ in })
+            } catch var e as CKError where e.serverErrorCode == "EXISTS" {
+                // 'ck import' would take --replace; ck exec loads into an empty store and has no such option.
+                e.hint = (files[..<i].contains(file) ? "--import \(file) is given twice; " : "")
+                    + "an earlier --import filled this environment already: merge the documents into one, or give each a different container or environment"
+                throw e
+            }
+            let id = imported.1
             // The first document chooses the container and environment the command is pointed at.
             container = container ?? id
             environment = environment ?? env

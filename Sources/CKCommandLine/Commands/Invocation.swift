@@ -45,10 +45,25 @@ final class Invocation {
     /// "Zone 'Notez' does not exist (from CK_ZONE)".
     func namingEnvironment(_ error: CKError) -> CKError {
         var e = error
-        for (variable, value) in fromEnvironment where e.reason.contains("'\(value)'") || e.reason.hasSuffix(" \(value)") {
-            if !e.reason.contains(variable) { e.reason += " (from \(variable))" }
+        // One variable at most: the one whose value the error is about. The store's path ends many reasons
+        // ("… does not exist in <store>"), so it is named only when nothing narrower is.
+        let about = fromEnvironment.filter { Self.isAbout(e, variable: $0.variable, value: $0.value) }
+        if let variable = (about.first { $0.variable != "CK_DATA_DIR" } ?? about.first)?.variable, !e.reason.contains(variable) {
+            e.reason += " (from \(variable))"
         }
         return e
+    }
+
+    /// Whether an error is about a variable's value, not merely naming it: a record missing from the zone, a type
+    /// missing from the schema or a compacted token names the zone, but the zone is not what is wrong.
+    static func isAbout(_ e: CKError, variable: String, value: String) -> Bool {
+        guard e.reason.contains("'\(value)'") || e.reason.hasSuffix(" \(value)") else { return false }
+        switch variable {
+        case "CK_ZONE": return [.zoneNotFound, .userDeletedZone, .invalidArguments].contains(e.code)
+        case "CK_CONTAINER": return [.badContainer, .invalidArguments].contains(e.code)
+        case "CK_USER": return e.reason.lowercased().contains("user '\(value.lowercased())'")
+        default: return true
+        }
     }
 
     var quiet: Bool { parsed.flag("quiet") }

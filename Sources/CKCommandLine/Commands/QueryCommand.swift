@@ -77,12 +77,12 @@ enum QueryCommand {
         if let at = s.firstIndex(of: "@") {
             let field = String(s[..<at])
             let loc = try ValueParser.location(String(s[s.index(after: at)...]), path: "--sort \(s)")
-            return QuerySort(distanceOf: field, from: loc)
+            return QuerySort(distanceOf: field, from: loc).given(as: "--sort \(s)")
         }
-        if s.hasPrefix("-") { return QuerySort(String(s.dropFirst()), ascending: false) }
-        if s.hasPrefix("+") { return QuerySort(String(s.dropFirst())) }
+        if s.hasPrefix("-") { return QuerySort(String(s.dropFirst()), ascending: false).given(as: "--sort \(s)") }
+        if s.hasPrefix("+") { return QuerySort(String(s.dropFirst())).given(as: "--sort \(s)") }
         guard !s.isEmpty else { throw UsageError("--sort needs a field name", command: inv.command.path) }
-        return QuerySort(s)
+        return QuerySort(s).given(as: "--sort \(s)")
     }
 
     static func run(_ inv: Invocation) throws -> Int32 {

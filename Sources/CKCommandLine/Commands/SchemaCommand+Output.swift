@@ -12,6 +12,8 @@ extension SchemaCommand {
         var compared: (from: Environment, to: Environment, conflicts: [SchemaChange])? = nil
         /// A deploy's `--dry-run`, when this is a deploy that did (or would do) something.
         var deployed: Bool? = nil
+        /// The changes were listed on stderr before the user confirmed them: the table does not list them again.
+        var listed = false
 
         var json: JSON {
             var o: [String: JSON] = ["changes": .array(changes.map(\.json))]
@@ -25,7 +27,7 @@ extension SchemaCommand {
         }
         var jsonLines: [JSON] { changes.map(\.json) }
         var plain: [String] { changes.map(\.summary) }
-        var table: String { Self.text(changes.isEmpty ? [none] : plain) }
+        var table: String { listed ? "" : Self.text(changes.isEmpty ? [none] : plain) }
         var notes: [String] {
             if let c = compared, !c.conflicts.isEmpty {
                 return ["\(c.conflicts.count) change\(c.conflicts.count == 1 ? "" : "s") marked - or ! would be refused by deploy"]

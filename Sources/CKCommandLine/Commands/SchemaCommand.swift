@@ -138,7 +138,9 @@ enum SchemaCommand {
             try inv.emit(Changes(changes: [], none: "Nothing to deploy: production matches development."))
             return ExitCode.success
         }
-        if !dryRun && !inv.parsed.flag("yes") {
+        // On a terminal the list goes with the question (confirm asks only there).
+        let asked = !dryRun && !inv.parsed.flag("yes") && inv.terminal.stdinIsTTY
+        if asked {
             inv.terminal.writeErr(planned.map { $0.summary + "\n" }.joined())
             if !inv.confirm("Deploy \(planned.count) change\(planned.count == 1 ? "" : "s") to production?") {
                 inv.note("nothing deployed")
@@ -146,7 +148,7 @@ enum SchemaCommand {
             }
         }
         let changes = dryRun ? planned : try container.deploySchema()
-        try inv.emit(Changes(changes: changes, none: "", deployed: dryRun))
+        try inv.emit(Changes(changes: changes, none: "", deployed: dryRun, listed: asked && changes == planned))
         return ExitCode.success
     }
 

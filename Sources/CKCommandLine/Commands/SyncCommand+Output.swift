@@ -30,8 +30,16 @@ extension SyncCommand {
             return lines + (keyValue.map(KVSyncCommand.plainLines) ?? [])
         }
 
+        /// Nothing was pushed, pulled or reported: scripts get no lines, people get one saying so.
+        var upToDate: Bool {
+            let r = report
+            return r.pulledSaves == 0 && r.pulledDeletes == 0 && !r.pulled.contains { $0.zoneDeleted }
+                && plain.allSatisfy { $0.hasPrefix("pulled\t") }
+        }
+
         var table: String {
             let r = report
+            if upToDate { return "\(r.device) is up to date: nothing to push or pull\n" }
             var zones: [String] = []
             func add(_ z: String) { if !zones.contains(z) { zones.append(z) } }
             r.pushedSaves.forEach { add($0.zoneName) }

@@ -62,7 +62,7 @@ enum SyncCommand {
         }
         try inv.emit(Report(report: report, keyValue: kv))
         if !report.kept.isEmpty {
-            throw CKError(.partialFailure, "\(report.kept.count) edit\(report.kept.count == 1 ? "" : "s") stay pending on device '\(name)'",
+            throw CKError(.partialFailure, "\(plural(report.kept.count, "edit")) \(report.kept.count == 1 ? "stays" : "stay") pending on device '\(name)'",
                           hint: "fix the cause and run 'ck sync \(name)' again; 'ck device show \(name)' counts what is pending",
                           items: report.kept.map { CKError.ItemFailure(id: $0.recordName ?? $0.zoneName, error: $0.error) })
         }

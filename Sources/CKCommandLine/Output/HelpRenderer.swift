@@ -7,7 +7,8 @@ enum HelpRenderer {
         var parts = [c.path]
         if !c.visibleSubcommands.isEmpty && c.run == nil { parts.append("<subcommand>") }
         parts += c.arguments.map(\.synopsis)
-        if !c.options.filter({ !$0.hidden }).isEmpty { parts.append("[options]") }
+        // ck itself takes the global options (its OPTIONS are those).
+        if !c.options.filter({ !$0.hidden }).isEmpty || c.parent == nil { parts.append("[options]") }
         return parts.joined(separator: " ")
     }
 
@@ -35,6 +36,9 @@ enum HelpRenderer {
             out += "\nSUBCOMMANDS:\n"
             for s in subs { out += item(s.name, s.summary) }
             out += "\n  See '\(c.path) <subcommand> --help' for detailed help.\n"
+        }
+        if c.parent == nil {
+            out += "\n" + wrap("HELP TOPICS: " + HelpCommand.topicNames.joined(separator: ", ") + " (see 'ck help <topic>').", indent: 0) + "\n"
         }
         if !c.examples.isEmpty {
             out += "\nEXAMPLES:\n"

@@ -64,7 +64,7 @@ public enum ArgumentParser {
                     name = String(name[..<eq])
                 }
                 guard let opt = lookup(long: name) else {
-                    throw UsageError("unknown option '--\(name)'" + suggestion(name, result.command, globals), command: result.command.path)
+                    throw UsageError("unknown option '--\(name)'" + suggestion(name, result.command, globals, root: root), command: result.command.path)
                 }
                 if opt.takesValue {
                     if inline == nil {
@@ -109,7 +109,9 @@ public enum ArgumentParser {
 
     static func isNumber(_ s: String) -> Bool { Double(s) != nil }
 
-    static func suggestion(_ name: String, _ cmd: CommandSpec, _ globals: [OptionSpec]) -> String {
+    static func suggestion(_ name: String, _ cmd: CommandSpec, _ globals: [OptionSpec], root: CommandSpec) -> String {
+        // cktool's spelling of an option ck has under another name (or as an argument) points at ck's, not a near one.
+        if let known = CktoolVocabulary.suggestion(option: name, cmd, globals, root: root) { return known }
         let all = (cmd.options + globals).filter { !$0.hidden }.map(\.long)
         return Names.closest(to: name, among: all).map { "; did you mean '--\($0)'?" } ?? ""
     }

@@ -164,6 +164,11 @@ package struct RecordGate {
             hint = "a user may add fields to its own user record only (ck record save Users --name <its userRecordName> …)"
         } else if !signedIn && grantedTo.contains("_icloud") {
             hint = "sign in: act as a user with an available account (--as NAME)"
+        } else if let role = grantedTo.first(where: { !$0.hasPrefix("_") }), let user = caller.userName {
+            // A custom role has the permission: name it and the user, the one command that lets this through.
+            let others = grantedTo.filter { !$0.hasPrefix("_") && $0 != role }
+            hint = "assign the role that has it: 'ck role assign \(role) \(user)'" + (others.isEmpty ? "" : " (or " + others.joined(separator: ", ") + ")")
+                + ", or grant it in the schema (GRANT \(permission.rawValue) TO \"_icloud\" in RECORD TYPE \(type), then 'ck schema import')"
         } else {
             hint = "grant it in the schema (GRANT \(permission.rawValue) TO \"_icloud\" in RECORD TYPE \(type), then 'ck schema import'), or assign a role that has it ('ck role assign <role> <user>')"
         }
