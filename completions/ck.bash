@@ -8,7 +8,7 @@ _ck_passopts='--data-dir --container -c --env -e --db --zone -z --as'
 # Sets _ck_subs, _ck_opts, _ck_vopts (options taking a value) and _ck_rt (argument index of a record type) for a command path.
 _ck_info() {
     case "$1" in
-        '') _ck_subs='init container zone record asset query subscription notification changes sync device user account role quota fault kv schema cktool model export import exec gc doctor help man completion' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
+        '') _ck_subs='init container zone record asset query subscription notification changes sync device user account role quota fault kv schema cktool model export import exec serve gc doctor help man completion' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
         'init') _ck_subs='' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
         'container') _ck_subs='create list use show delete' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
         'container create') _ck_subs='' _ck_opts='--use' _ck_vopts='' _ck_rt='' ;;
@@ -105,6 +105,16 @@ _ck_info() {
         'export') _ck_subs='' _ck_opts='--file --all-users' _ck_vopts='--file' _ck_rt='' ;;
         'import') _ck_subs='' _ck_opts='--replace --all-users --into-env' _ck_vopts='--into-env' _ck_rt='' ;;
         'exec') _ck_subs='' _ck_opts='--import --export-on-exit' _ck_vopts='--import --export-on-exit' _ck_rt='' ;;
+        'serve') _ck_subs='token key log' _ck_opts='--host --port --no-auth --single-use-tokens --timeout' _ck_vopts='--host --port --timeout' _ck_rt='' ;;
+        'serve token') _ck_subs='create list revoke' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
+        'serve token create') _ck_subs='' _ck_opts='--expires' _ck_vopts='--expires' _ck_rt='' ;;
+        'serve token list') _ck_subs='' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
+        'serve token revoke') _ck_subs='' _ck_opts='--user' _ck_vopts='--user' _ck_rt='' ;;
+        'serve key') _ck_subs='add list remove' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
+        'serve key add') _ck_subs='' _ck_opts='--public-key' _ck_vopts='--public-key' _ck_rt='' ;;
+        'serve key list') _ck_subs='' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
+        'serve key remove') _ck_subs='' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
+        'serve log') _ck_subs='' _ck_opts='--follow -f --url' _ck_vopts='--url' _ck_rt='' ;;
         'gc') _ck_subs='' _ck_opts='--dry-run' _ck_vopts='' _ck_rt='' ;;
         'doctor') _ck_subs='' _ck_opts='--repair' _ck_vopts='' _ck_rt='' ;;
         'help') _ck_subs='' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
@@ -198,6 +208,8 @@ _ck_value() {
         'import:--into-env') _ck_words 'development production' ;;
         'exec:--import') _ck_files ;;
         'exec:--export-on-exit') _ck_files ;;
+        'serve token revoke:--user') _ck_dynamic user ;;
+        'serve key add:--public-key') _ck_files ;;
         'man:--dir') _ck_dirs ;;
         *:--data-dir) _ck_dirs ;;
         *:--container|*:-c) _ck_dynamic container ;;
@@ -344,10 +356,10 @@ _ck_positional() {
             if (( $2 == 0 )); then _ck_files; fi
             ;;
         'exec')
-            if (( $2 >= 0 )); then _ck_words 'init container zone record asset query subscription notification changes sync device user account role quota fault kv schema cktool model export import exec gc doctor help man completion'; fi
+            if (( $2 >= 0 )); then _ck_words 'init container zone record asset query subscription notification changes sync device user account role quota fault kv schema cktool model export import exec serve gc doctor help man completion'; fi
             ;;
         'help')
-            if (( $2 >= 0 )); then _ck_words 'environment exit-codes faults formats kv model output permissions predicates store init container zone record asset query subscription notification changes sync device user account role quota fault kv schema cktool model export import exec gc doctor help man completion'; fi
+            if (( $2 >= 0 )); then _ck_words 'environment exit-codes faults formats kv model output permissions predicates store init container zone record asset query subscription notification changes sync device user account role quota fault kv schema cktool model export import exec serve gc doctor help man completion'; fi
             ;;
         'completion')
             if (( $2 == 0 )); then _ck_words 'bash zsh fish'; fi

@@ -7,7 +7,7 @@ function __ck_info --description 'Subcommands, options taking a value and record
     set -g __ck_rt
     switch "p:$argv[1]"
         case 'p:'
-            set -g __ck_subs init container zone record asset query subscription notification changes sync device user account role quota fault kv schema cktool model export import exec gc doctor help man completion
+            set -g __ck_subs init container zone record asset query subscription notification changes sync device user account role quota fault kv schema cktool model export import exec serve gc doctor help man completion
         case 'p:container'
             set -g __ck_subs create list use show delete
         case 'p:zone'
@@ -132,6 +132,21 @@ function __ck_info --description 'Subcommands, options taking a value and record
             set -a __ck_vopts --into-env
         case 'p:exec'
             set -a __ck_vopts --import --export-on-exit
+        case 'p:serve'
+            set -g __ck_subs token key log
+            set -a __ck_vopts --host --port --timeout
+        case 'p:serve token'
+            set -g __ck_subs create list revoke
+        case 'p:serve token create'
+            set -a __ck_vopts --expires
+        case 'p:serve token revoke'
+            set -a __ck_vopts --user
+        case 'p:serve key'
+            set -g __ck_subs add list remove
+        case 'p:serve key add'
+            set -a __ck_vopts --public-key
+        case 'p:serve log'
+            set -a __ck_vopts --url
         case 'p:man'
             set -a __ck_vopts --dir
     end
@@ -243,6 +258,7 @@ complete -c ck -n '__ck_arg \'\' 0' -a 'model' -d 'Check SwiftData and Core Data
 complete -c ck -n '__ck_arg \'\' 0' -a 'export' -d 'Write an environment as one JSON fixtures document.'
 complete -c ck -n '__ck_arg \'\' 0' -a 'import' -d 'Load a JSON fixtures document into an environment.'
 complete -c ck -n '__ck_arg \'\' 0' -a 'exec' -d 'Run a command against a fresh temporary store seeded from fixtures, then remove the store.'
+complete -c ck -n '__ck_arg \'\' 0' -a 'serve' -d 'Serve the store over HTTP as CloudKit Web Services.'
 complete -c ck -n '__ck_arg \'\' 0' -a 'gc' -d 'Compact zone logs and remove assets no record refers to.'
 complete -c ck -n '__ck_arg \'\' 0' -a 'doctor' -d 'Check a store\'s files and say what is wrong and how to fix it.'
 complete -c ck -n '__ck_arg \'\' 0' -a 'help' -d 'Show help for a command or a topic.'
@@ -560,10 +576,29 @@ complete -c ck -n '__ck_at \'import\'' -l into-env -x -a 'development production
 complete -c ck -n '__ck_arg \'import\' 0' -r -F -d 'The document (\'-\' for stdin).'
 complete -c ck -n '__ck_at \'exec\'' -l import -r -F -d 'Seed the store with this fixtures document (repeatable).'
 complete -c ck -n '__ck_at \'exec\'' -l export-on-exit -r -F -d 'Write the store\'s data to <file> when the command ends.'
-complete -c ck -n '__ck_arg \'exec\' 0+' -x -a 'init container zone record asset query subscription notification changes sync device user account role quota fault kv schema cktool model export import exec gc doctor help man completion' -d 'The command to run, and its arguments (after --).'
+complete -c ck -n '__ck_arg \'exec\' 0+' -x -a 'init container zone record asset query subscription notification changes sync device user account role quota fault kv schema cktool model export import exec serve gc doctor help man completion' -d 'The command to run, and its arguments (after --).'
+complete -c ck -n '__ck_arg \'serve\' 0' -a 'token' -d 'Make, list and revoke web auth tokens for ck serve.'
+complete -c ck -n '__ck_arg \'serve\' 0' -a 'key' -d 'Add, list and remove server-to-server keys for ck serve.'
+complete -c ck -n '__ck_arg \'serve\' 0' -a 'log' -d 'Show the requests a running ck serve answered.'
+complete -c ck -n '__ck_at \'serve\'' -l host -x -d 'Address to listen on, IPv4 or IPv6 (default: 127.0.0.1, loopback only).'
+complete -c ck -n '__ck_at \'serve\'' -l port -x -d 'Port to listen on; 0 picks a free one (default: 8090).'
+complete -c ck -n '__ck_at \'serve\'' -l no-auth -d 'For quick local work: no token is checked; every request acts as the --as user.'
+complete -c ck -n '__ck_at \'serve\'' -l single-use-tokens -d 'A web auth token is good for one request (each response carries the next).'
+complete -c ck -n '__ck_at \'serve\'' -l timeout -x -d 'Drop a connection idle or sending this long (default: 60).'
+complete -c ck -n '__ck_arg \'serve token\' 0' -a 'create' -d 'Make a web auth token for the user given with --as.'
+complete -c ck -n '__ck_arg \'serve token\' 0' -a 'list' -d 'List the container\'s web auth tokens (first characters only).'
+complete -c ck -n '__ck_arg \'serve token\' 0' -a 'revoke' -d 'Revoke a token, or every token of a user.'
+complete -c ck -n '__ck_at \'serve token create\'' -l expires -x -d 'Stop working after this long: 90s, 30m, 12h, 14d (default: never).'
+complete -c ck -n '__ck_at \'serve token revoke\'' -l user -x -a '(__ck_dynamic user)' -d 'Revoke every token of this user.'
+complete -c ck -n '__ck_arg \'serve key\' 0' -a 'add' -d 'Add a P-256 public key under a key ID.'
+complete -c ck -n '__ck_arg \'serve key\' 0' -a 'list' -d 'List the container\'s server-to-server keys.'
+complete -c ck -n '__ck_arg \'serve key\' 0' -a 'remove' -d 'Remove a server-to-server key.'
+complete -c ck -n '__ck_at \'serve key add\'' -l public-key -r -F -d 'The public key, PEM (\'-\' reads stdin).'
+complete -c ck -n '__ck_at \'serve log\'' -l follow -s f -d 'Keep printing new requests until interrupted.'
+complete -c ck -n '__ck_at \'serve log\'' -l url -x -d 'The server to read (default: the one running on this store).'
 complete -c ck -n '__ck_at \'gc\'' -l dry-run -d 'Say what would be compacted and removed; change nothing.'
 complete -c ck -n '__ck_at \'doctor\'' -l repair -d 'Move bad data aside and rebuild what can be rebuilt.'
-complete -c ck -n '__ck_arg \'help\' 0+' -x -a 'environment exit-codes faults formats kv model output permissions predicates store init container zone record asset query subscription notification changes sync device user account role quota fault kv schema cktool model export import exec gc doctor help man completion' -d 'A topic or a command path.'
+complete -c ck -n '__ck_arg \'help\' 0+' -x -a 'environment exit-codes faults formats kv model output permissions predicates store init container zone record asset query subscription notification changes sync device user account role quota fault kv schema cktool model export import exec serve gc doctor help man completion' -d 'A topic or a command path.'
 complete -c ck -n '__ck_at \'man\'' -l dir -x -a '(__fish_complete_directories (commandline -ct))' -d 'Write every page into <dir>.'
 complete -c ck -n '__ck_arg \'completion\' 0' -x -a 'bash zsh fish' -d 'bash, zsh or fish.'
 complete -c ck -l data-dir -x -a '(__fish_complete_directories (commandline -ct))' -d 'Use the store at <dir> (env CK_DATA_DIR; default: nearest .ck/, else ~/.local/share/ck).'
