@@ -6,6 +6,7 @@ threads, one keep-alive connection each, a fixed number of requests, loopback on
 RECORDS `Note` records, then measures requests/s and the cost per request of
 
   - the floor:                 GET / on http-floor
+  - ck serve's own cost:       GET /_ck/nothing (a 404 in CloudKit's error shape: no store work at all)
   - records/lookup of one:     POST /database/1/<container>/development/private/records/lookup on `ck serve --no-auth`
   - records/query of a page:   POST …/records/query (100 records, TRUEPREDICATE sorted by ___createTime)
   - records/modify of one:     POST …/records/modify (a forceUpdate of one record: every request is a write)
@@ -161,6 +162,10 @@ def main(argv: list[str]) -> int:
 
     serve, port = start([ckbin, "--data-dir", str(store), "serve", "--port", "0", "--no-auth"], "ck serve: listening on")
     try:
+        # A route that does no store work: the transport, the request log and a JSON answer, against the floor.
+        nothing = load(loader, port, a.clients, a.requests, "GET", "/_ck/nothing")
+        nothing["note"] = "every answer a 404, as meant"
+        rows["ck serve: GET /_ck/nothing (404, no store)"] = nothing
         rows["ck serve: GET /_ck/health"] = load(loader, port, a.clients, a.requests, "GET", "/_ck/health")
         for label, target, body in (("ck serve: records/lookup, 1 record", f"{base}/lookup", lookup),
                                     ("ck serve: records/query, 100 records", f"{base}/query", query),

@@ -93,20 +93,23 @@ public final class RequestLog: Sendable {
             s.lastSeq += 1
             e.seq = s.lastSeq
             s.entries.append(e)
-            if s.entries.count > capacity { s.entries.removeFirst(s.entries.count - capacity) }
+            // Trimmed in bulk once twice the capacity is held: removing the oldest on every append moved the
+            // whole buffer each time (half of a small request's instructions). Readers see the last `capacity`.
+            if s.entries.count >= 2 * capacity { s.entries.removeFirst(s.entries.count - capacity) }
         }
     }
 
     /// The entries kept, oldest first.
-    public var entries: [Entry] { state.withLock { $0.entries } }
+    public var entries: [Entry] { state.withLock { Array($0.entries.suffix(capacity)) } }
 
     /// The entries after sequence number `after`, oldest first, at most `limit` of them (the oldest ones, so a
     /// follower pages forward); and the last sequence number given so far.
     public func entries(after: Int64, limit: Int) -> (entries: [Entry], lastSeq: Int64) {
         state.withLock { s in
             // Sequence numbers ascend through the buffer: the first entry after `after` is found by counting.
-            let start = s.entries.firstIndex { $0.seq > after } ?? s.entries.count
-            return (Array(s.entries[start...].prefix(max(0, limit))), s.lastSeq)
+            let kept = s.entries.suffix(capacity)
+            let start = kept.firstIndex { $0.seq > after } ?? kept.endIndex
+            return (Array(kept[start...].prefix(max(0, limit))), s.lastSeq)
         }
     }
 
