@@ -141,6 +141,20 @@ import Testing
         }
     }
 
+    @Test func theReadmeNamesEveryHelpTopic() throws {
+        let text = try String(contentsOfFile: Self.readmePath, encoding: .utf8)
+        let s = try Sandbox()
+        let help = try s.ck("help").stdout
+        // `ck help` lists them on a "HELP TOPICS: a, b, … (see 'ck help <topic>')." paragraph.
+        let start = try #require(help.range(of: "HELP TOPICS:"), "ck help lists no topics:\n\(help)")
+        let paragraph = help[start.upperBound...].prefix { $0 != "(" }.replacingOccurrences(of: "\n", with: " ")
+        let topics = paragraph.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        #expect(topics.count >= 10, "\(topics)")
+        let line = try #require(text.range(of: "and `ck help <topic>` for the topics"), "the README's topic list is gone")
+        let listed = text[line.upperBound...].prefix { $0 != ";" }
+        for topic in topics { #expect(listed.contains("`\(topic)`"), "the README's topic list lacks `\(topic)`") }
+    }
+
     @Test func theFirstCommandPrintsWhatTheReadmeShows() throws {
         // The README's first block builds and runs `ck record save Note title="Hello CloudKit"` on a fresh machine;
         // the block after it shows the output.
