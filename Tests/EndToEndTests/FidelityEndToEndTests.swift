@@ -1,8 +1,23 @@
 import Foundation
 import Testing
+import CKModel
 
 /// Issue 14 through the binary: encrypted values, names, parents, assets and limits as CloudKit has them.
 @Suite struct FidelityEndToEndTests {
+    /// A failed item in `-o json`'s `errors` carries the CKError's name and number, as the stderr error does.
+    @Test func perItemErrorsCarryTheNumericCode() throws {
+        let s = try Sandbox()
+        #expect(try s.ck("record", "save", "Note", "--name", "a", "t=1").status == 0)
+        let conflict = try s.ck("record", "save", "Note", "--name", "a", "t=2", "--if-tag", "9", "-o", "json")
+        #expect(conflict.status != 0)
+        let doc = try JSON.parse(utf8: Array(conflict.stdout.utf8))
+        let item = try #require(doc["errors"]?.arrayValue?.first, "\(conflict.stdout)")
+        #expect(item["ckErrorCode"] == .string("serverRecordChanged"))
+        #expect(item["code"] == .int(14))
+        #expect(item["serverErrorCode"] == .string("CONFLICT"))
+        #expect(conflict.stderr.contains(#""code":14"#), "\(conflict.stderr)")
+    }
+
     @Test func encryptedValuesFromTheCommandLine() throws {
         let s = try Sandbox()
         let saved = try s.ck("record", "save", "Vault", "--name", "v1", "secret:encrypted_string=pin 1234", "pin:encrypted_int64=42",

@@ -74,7 +74,7 @@ public struct RecordsResponse: Sendable {
     }
 }
 
-/// A Web Services per-record error dictionary: `recordName`, `reason`, `serverErrorCode` (and ck's `ckErrorCode`).
+/// A Web Services per-record error dictionary: `recordName`, `reason`, `serverErrorCode` (and ck's `ckErrorCode` and its number, `code`).
 public struct RecordItemError: Sendable {
     public var recordName: String
     public var error: CKError
@@ -86,6 +86,6 @@ public struct RecordItemError: Sendable {
 
     public var json: JSON {
         .object(["recordName": .string(recordName), "serverErrorCode": .string(error.serverErrorCode),
-                 "reason": .string(error.reason), "ckErrorCode": .string(error.code.name)])
+                 "reason": .string(error.reason), "ckErrorCode": .string(error.code.name), "code": .int(Int64(error.code.rawValue))])
     }
 }

@@ -20,10 +20,10 @@ public struct SubscriptionDeletions: Sendable {
         self.errors = errors
     }
 
-    /// Web Services' per-subscription error dictionary: `subscriptionID`, `reason`, `serverErrorCode`.
+    /// Web Services' per-subscription error dictionary: `subscriptionID`, `reason`, `serverErrorCode` (and ck's `ckErrorCode`, `code`).
     package static func errorJSON(_ f: CKError.ItemFailure) -> JSON {
         .object(["subscriptionID": .string(f.id), "serverErrorCode": .string(f.error.serverErrorCode),
-                 "reason": .string(f.error.reason), "ckErrorCode": .string(f.error.code.name)])
+                 "reason": .string(f.error.reason), "ckErrorCode": .string(f.error.code.name), "code": .int(Int64(f.error.code.rawValue))])
     }
 
     /// `{"deleted": [ids]}`, plus `errors` when some failed.
