@@ -40,6 +40,19 @@ import Testing
         return r.stdout.replacingOccurrences(of: "\r", with: "")
     }
 
+    /// Input read from a terminal is announced with how to end it, not waited for in silence; piped, nothing is said.
+    @Test func standardInputOnATerminalSaysWhatItWaitsFor() throws {
+        let s = try Sandbox()
+        let line = #"{"recordName": "typed-1", "recordType": "Note", "fields": {"title": {"value": "typed"}}}"#
+        let shown = try onTerminal(s, "record save --batch - -o name", input: line + "\n\u{4}")
+        #expect(shown.contains("ck: reading the batch (one JSON request a line) from the terminal; end it with Ctrl-D at the start of a line (Ctrl-C cancels)"), "\(shown)")
+        #expect(try s.ck("record", "fetch", "typed-1", "-o", "name").stdout == "typed-1\n")
+        let fields = try onTerminal(s, "record save Note --name typed-2 --fields-stdin -o name", input: #"{"title": {"value": "x"}}"# + "\n\u{4}")
+        #expect(fields.contains("ck: reading the fields (one JSON object) from the terminal;"), "\(fields)")
+        let piped = try s.ck("record", "save", "--batch", "-", "-o", "name", stdin: line.replacingOccurrences(of: "typed-1", with: "piped-1") + "\n")
+        #expect(piped.status == 0 && piped.stderr.isEmpty, "\(piped.stderr)")
+    }
+
     /// One thing is said in the singular: one kept edit, one field with bad indexes, one matching record.
     @Test func oneThingIsSingular() throws {
         let s = try Sandbox()

@@ -196,6 +196,13 @@ final class Invocation {
     /// A note on stderr, silenced by -q.
     func note(_ s: String) { if !quiet { terminal.writeErr("ck: " + s + "\n") } }
 
+    /// Standard input, whole. On a terminal it first says what it waits for and how to end it: a silent wait
+    /// looks like a hang.
+    func readStdin(_ what: String) -> [UInt8] {
+        if terminal.stdinIsTTY { note("reading \(what) from the terminal; end it with Ctrl-D at the start of a line (Ctrl-C cancels)") }
+        return terminal.readStdin()
+    }
+
     /// Asks on a terminal; elsewhere the answer is yes (scripts pass -y anyway).
     func confirm(_ question: String) -> Bool {
         guard terminal.stdinIsTTY else { return true }
@@ -224,8 +231,8 @@ final class Invocation {
     }
 
     /// Reads a file argument; `-` is stdin.
-    func readInput(_ path: String) throws -> [UInt8] {
-        if path == "-" { return terminal.readStdin() }
+    func readInput(_ path: String, what: String = "the input") throws -> [UInt8] {
+        if path == "-" { return readStdin(what) }
         let full = path.hasPrefix("/") ? path : terminal.workingDirectory + "/" + path
         var isDir: ObjCBool = false
         if FileManager.default.fileExists(atPath: full, isDirectory: &isDir), isDir.boolValue {
