@@ -185,7 +185,8 @@ public struct RecordBatch: Sendable {
         let place = "\(place(i)):\(column)"
         e.reason = "\(place): \(e.reason)"
         e.details["place"] = .string(place)
-        if e.hint == nil { e.hint = RecordBatch.hint }
+        // Not the JSON-syntax hint (given with syntax errors only): a wrong-typed value is valid JSON.
+        if e.hint == nil { e.hint = "nothing was saved: fix line \(spans[i].number) and run the command again" }
         return e
     }
 }

@@ -53,6 +53,21 @@ import Testing
         #expect(piped.status == 0 && piped.stderr.isEmpty, "\(piped.stderr)")
     }
 
+    /// A batch line that is valid JSON with a value of the wrong type is not told to fix its JSON syntax.
+    @Test func aWrongTypedBatchValueGetsAHintAboutItsLineNotJSONSyntax() throws {
+        let s = try Sandbox()
+        try s.write(#"{"recordName": "a", "recordType": "Note", "fields": {"n": {"value": "abc", "type": "INT64"}}}"# + "\n", to: "typed.jsonl")
+        let typed = try s.ck("record", "save", "--batch", "typed.jsonl")
+        #expect(typed.status == 8)
+        #expect(typed.stderr.contains("$.fields.n.value: expected an integer for INT64, found string"), "\(typed.stderr)")
+        #expect(typed.stderr.contains("hint: nothing was saved: fix line 1 and run the command again"), "\(typed.stderr)")
+        #expect(!typed.stderr.contains("must be one JSON object"), "\(typed.stderr)")
+        // A line that is not JSON still gets the syntax hint.
+        try s.write(#"{"recordName": "a","# + "\n", to: "broken.jsonl")
+        let broken = try s.ck("record", "save", "--batch", "broken.jsonl")
+        #expect(broken.stderr.contains("hint: each line must be one JSON object (a record or an operation); nothing was saved"), "\(broken.stderr)")
+    }
+
     /// One thing is said in the singular: one kept edit, one field with bad indexes, one matching record.
     @Test func oneThingIsSingular() throws {
         let s = try Sandbox()
