@@ -240,10 +240,10 @@ _ck_positional() {
             if (( $2 == 0 )); then _ck_dynamic zone; fi
             ;;
         'zone delete')
-            if (( $2 == 0 )); then _ck_dynamic zone; fi
+            if (( $2 == 0 )); then _ck_dynamic customZone; fi
             ;;
         'zone purge')
-            if (( $2 == 0 )); then _ck_dynamic zone; fi
+            if (( $2 == 0 )); then _ck_dynamic customZone; fi
             ;;
         'record save')
             if (( $2 == 0 )); then _ck_dynamic recordType; fi
@@ -272,7 +272,7 @@ _ck_positional() {
             if (( $2 >= 0 )); then _ck_dynamic subscription; fi
             ;;
         'changes zone')
-            if (( $2 == 0 )); then _ck_dynamic zone; fi
+            if (( $2 == 0 )); then _ck_dynamic customZone; fi
             ;;
         'sync')
             if (( $2 == 0 )); then _ck_dynamic device; fi

@@ -21,19 +21,30 @@ extension CKContainer {
         }
     }
 
-    /// Makes a web auth token for `user` (at least 128 random bits), good until `expires` (ms since 1970) or revoked.
-    public func createWebAuthToken(user: String, expires: Int64? = nil) throws(CKError) -> WebAuthToken {
+    /// Makes a web auth token for `user` (at least 128 random bits), good for `lifetime` seconds from its creation
+    /// (nil: until revoked).
+    public func createWebAuthToken(user: String, lifetime: Int64? = nil) throws(CKError) -> WebAuthToken {
         try store.perform(.webTokenCreate, container: identifier, validate: { () throws(CKError) in
             try Names.validateUserName(user)
         }) { () throws(CKError) in
             try updateServeAuth { (auth) throws(CKError) -> WebAuthToken in
                 var rng = SystemRandomNumberGenerator()
                 let bytes = (0..<24).map { _ in UInt8.random(in: 0...255, using: &rng) }
-                let token = WebAuthToken(token: Data(bytes).base64EncodedString(), user: user, created: store.now(), expires: expires)
+                // One clock reading: the expiry is exactly the lifetime after the creation time shown.
+                let created = store.now()
+                let token = WebAuthToken(token: Data(bytes).base64EncodedString(), user: user, created: created,
+                                         expires: lifetime.map { Self.after(created, seconds: $0) })
                 auth.tokens.append(token)
                 return token
             }
         }
+    }
+
+    /// `seconds` after `ms` (ms since 1970), the far future when that does not fit.
+    static func after(_ ms: Int64, seconds: Int64) -> Int64 {
+        let span = seconds.multipliedReportingOverflow(by: 1000)
+        let sum = ms.addingReportingOverflow(span.partialValue)
+        return span.overflow || sum.overflow ? Int64.max : sum.partialValue
     }
 
     /// Revokes one token (the whole token, or a prefix naming exactly one) or every token of `user`; returns the

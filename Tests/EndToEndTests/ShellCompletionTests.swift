@@ -60,6 +60,10 @@ import Testing
         #expect(try s.ck("sync", "iphone").status == 0)
         #expect(try s.ck("sync", "ipad").status == 0)
         #expect(try Self.bashComplete(["ck", "sync", "ip"], sandbox: s, bash: bash) == ["ipad", "iphone"])
+        // changes zone refuses _defaultZone (it has no change feed), so Tab offers custom zones only.
+        #expect(try Self.bashComplete(["ck", "changes", "zone", ""], sandbox: s, bash: bash) == ["Notes"])
+        #expect(try Self.bashComplete(["ck", "zone", "delete", ""], sandbox: s, bash: bash) == ["Notes"])
+        #expect(try Self.bashComplete(["ck", "zone", "show", ""], sandbox: s, bash: bash).contains("_defaultZone"))
         #expect(try Self.bashComplete(["ck", "device", "records", "iph"], sandbox: s, bash: bash) == ["iphone"])
         #expect(try Self.bashComplete(["ck", "sync", "iphone", "--conflicts", ""], sandbox: s, bash: bash) == ["local", "server"])
         try FileManager.default.createDirectory(atPath: s.dir + "/pages", withIntermediateDirectories: true)

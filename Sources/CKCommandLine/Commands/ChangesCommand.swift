@@ -15,7 +15,7 @@ enum ChangesCommand {
                    ("ck changes database", "Which custom zones were created, changed or deleted.")],
         subcommands: [
             CommandSpec("zone", summary: "Records saved or deleted in a custom zone since a token.",
-                        arguments: [ArgumentSpec("zone", help: "Zone name (default: --zone).", optional: true, completion: .zone)],
+                        arguments: [ArgumentSpec("zone", help: "Zone name (default: --zone).", optional: true, completion: .customZone)],
                         options: [sinceOption, limitOption, RecordCommand.keysOption],
                         run: zone),
             CommandSpec("database", summary: "Custom zones created, changed or deleted since a token.",

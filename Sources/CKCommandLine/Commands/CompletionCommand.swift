@@ -45,6 +45,8 @@ enum CompletionCommand {
             candidates = try inv.store().containerIDs()
         case .zone:
             candidates = try inv.database().zones().map(\.zoneID.zoneName)
+        case .customZone:
+            candidates = try inv.database().zones().map(\.zoneID.zoneName).filter { $0 != Names.defaultZoneName }
         case .recordType:
             candidates = try inv.container().schema(inv.environment()).recordTypes.keys.sorted()
         case .field, .fieldAssignment, .indexField:

@@ -25,14 +25,14 @@ enum ServeTokenCommand {
     static func create(_ inv: Invocation) throws -> Int32 {
         guard inv.positionals.isEmpty else { throw UsageError("create takes options only; name the user with --as", command: inv.command.path) }
         let container = try inv.container()
-        var expires: Int64? = nil
+        var lifetime: Int64? = nil
         if let text = inv.parsed.value("expires") {
             guard let seconds = duration(text) else {
                 throw UsageError("invalid value '\(text)' for --expires: expected a duration such as 90s, 30m, 12h or 14d", command: inv.command.path)
             }
-            expires = container.store.now() + seconds * 1000
+            lifetime = seconds
         }
-        let token = try container.createWebAuthToken(user: inv.user, expires: expires)
+        let token = try container.createWebAuthToken(user: inv.user, lifetime: lifetime)
         try inv.emit(Created(token: token))
         return ExitCode.success
     }

@@ -5,6 +5,8 @@ import Glibc
 /// What a shell can complete for a value.
 public enum CompletionKind: String, Sendable {
     case none, file, directory, command, container, zone, recordType, field, recordName, user, role, subscription, device, kvKey, fault
+    /// A custom zone: the zones that have a change feed (not `_defaultZone`).
+    case customZone
     /// A field name followed by `=` (no space after it), for `field=value` arguments.
     case fieldAssignment
     /// A field name or one of the system fields (`___recordID`, …) an index can be put on.
