@@ -118,10 +118,7 @@ package enum FileIO {
 
     /// fsyncs a file that was appended to without syncing.
     package static func sync(_ path: String) throws(CKError) {
-        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
-        guard fd >= 0 else { return }
-        defer { close(fd) }
-        guard fsync(fd) == 0 else { throw CKError.internalError("cannot sync \(path): \(errnoText())") }
+        try DeferredSync(path)?.sync()
     }
 
     /// Size, inode, modification and status-change times (ns) of a file, or nil when it does not exist.

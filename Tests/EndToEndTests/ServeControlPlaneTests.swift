@@ -296,12 +296,6 @@ import CKModel
             );
 
             RECORD TYPE Memo (
-                "___createTime" TIMESTAMP,
-                "___createdBy"  REFERENCE,
-                "___etag"       STRING,
-                "___modTime"    TIMESTAMP,
-                "___modifiedBy" REFERENCE,
-                "___recordID"   REFERENCE QUERYABLE,
                 body            STRING,
                 GRANT READ TO "_world"
             );
