@@ -34,69 +34,90 @@ public final class CloudKitServer: HTTPResponder {
 
     public func respond(to request: HTTPRequest, reply: @escaping HTTPReply, closed: HTTPClosedSignal) {
         let started = DispatchTime.now().uptimeNanoseconds
-        let requestID = UUID().uuidString
+        let requestID = RequestID.next()
         var entry = RequestLog.Entry(time: store.now(), method: request.method, path: request.path, requestID: requestID)
+        if let response = routingAnswer(request, requestID: requestID, entry: &entry) {
+            return reply(finish(response, request: request, entry: entry, started: started))
+        }
         let path = request.path
-        if request.method == "OPTIONS" {
-            entry.operation = "preflight"
-        } else if path.hasPrefix(AssetTransfer.pathPrefix) {
+        let response: HTTPResponse
+        if path.hasPrefix(AssetTransfer.pathPrefix) {
             entry.operation = "assets/transfer"
+            response = assets.handle(request, server: self, requestID: requestID)
         } else if path.hasPrefix(WebCourier.path) {
             entry.operation = "courier/poll"
             let logged = entry
             return courier.poll(request, requestID: requestID, reply: { [self] r in
-                send(r, request: request, entry: logged, started: started, reply: reply)
+                reply(finish(r, request: request, entry: logged, started: started))
             }, closed: closed)
-        } else if path.hasPrefix("/_ck/") || path == "/_ck" {
+        } else if ControlPlane.owns(path) {
             entry.operation = "control" + path.dropFirst(4)
-        }
-        let response: HTTPResponse
-        if request.method == "OPTIONS" {
-            response = CORS.preflight(request)
-        } else if path.hasPrefix(AssetTransfer.pathPrefix) {
-            response = assets.handle(request, server: self, requestID: requestID)
-        } else if path.hasPrefix("/_ck/") || path == "/_ck" {
             response = ControlPlane.handle(request, server: self, requestID: requestID)
         } else {
             response = webServices(request, requestID: requestID, entry: &entry)
         }
-        send(response, request: request, entry: entry, started: started, reply: reply)
+        reply(finish(response, request: request, entry: entry, started: started))
     }
 
-    /// Adds the headers every response carries, logs the request and replies.
-    private func send(_ response: HTTPResponse, request: HTTPRequest, entry: RequestLog.Entry, started: UInt64, reply: HTTPReply) {
+    public func respondAtOnce(to request: HTTPRequest) -> HTTPResponse? {
+        let started = DispatchTime.now().uptimeNanoseconds
+        let requestID = RequestID.next()
+        var entry = RequestLog.Entry(time: store.now(), method: request.method, path: request.path, requestID: requestID)
+        guard let response = routingAnswer(request, requestID: requestID, entry: &entry) else { return nil }
+        return finish(response, request: request, entry: entry, started: started)
+    }
+
+    /// The answer routing alone decides, without the store: a CORS preflight, a path no route takes, a method the
+    /// route does not answer, a body too large. nil when the request needs its route (and perhaps the store).
+    private func routingAnswer(_ request: HTTPRequest, requestID: String, entry: inout RequestLog.Entry) -> HTTPResponse? {
+        if request.method == "OPTIONS" {
+            entry.operation = "preflight"
+            return CORS.preflight(request)
+        }
+        let path = request.path
+        if path.hasPrefix(AssetTransfer.pathPrefix) || path.hasPrefix(WebCourier.path) { return nil }
+        if ControlPlane.owns(path) {
+            guard !ControlPlane.routes(path) else { return nil }
+            entry.operation = "control" + path.dropFirst(4)
+            return ControlPlane.handle(request, server: self, requestID: requestID)
+        }
+        // A body too large for any request CloudKit accepts is refused in JSON (the transport reads up to
+        // HTTPServer.maxBody for assets).
+        if request.body.count > HTTPServer.maxJSONBody {
+            let e = CKError(.limitExceeded, "the request body is \(request.body.count) bytes; ck serve takes JSON bodies of at most \(HTTPServer.maxJSONBody) bytes (16 MiB)")
+            var response = failure(e, requestID: requestID, entry: &entry)
+            response.status = 413
+            return response
+        }
+        do throws(CKError) {
+            _ = try route(request, entry: &entry)
+            return nil
+        } catch {
+            return failure(error, requestID: requestID, entry: &entry)
+        }
+    }
+
+    /// Adds the headers every response carries and logs the request.
+    private func finish(_ response: HTTPResponse, request: HTTPRequest, entry: RequestLog.Entry, started: UInt64) -> HTTPResponse {
         var r = response
         var e = entry
         r.headers.append(("X-Apple-Request-UUID", e.requestID))
         r.headers.append(contentsOf: CORS.headers(for: request))
         e.status = r.status
         e.duration = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
-        if e.serverErrorCode == nil, r.status >= 400,
-           let json = try? JSON.parse(utf8: r.body), let code = json["serverErrorCode"]?.stringValue {
-            e.serverErrorCode = code
-            e.reason = json["reason"]?.stringValue
+        if e.serverErrorCode == nil, let logged = r.loggedError {
+            e.serverErrorCode = logged.serverErrorCode
+            e.reason = logged.reason
         }
         requestLog.append(e)
-        reply(r)
+        return r
     }
 
     /// A `/database/1/…` or `/device/1/…` request: route, authenticate, decode, perform, encode.
     func webServices(_ request: HTTPRequest, requestID: String, entry: inout RequestLog.Entry) -> HTTPResponse {
-        // A body too large for any request CloudKit accepts is refused in JSON (the transport reads up to HTTPServer.maxBody for assets).
-        if request.body.count > HTTPServer.maxJSONBody { var r = WireError.response(CKError(.limitExceeded, "the request body is \(request.body.count) bytes; ck serve takes JSON bodies of at most \(HTTPServer.maxJSONBody) bytes (16 MiB)"), requestID: requestID); r.status = 413; return r }
         var principal: Principal? = nil
         do throws(CKError) {
-            let path = try WebServicesPath.parse(request.path)
-            entry.operation = path.operation
-            entry.container = path.container
-            entry.database = path.database?.rawValue
-            guard let route = WebServicesRoutes.route(path.operation, database: path.database) else {
-                throw CKError(.unknownItem, "no such endpoint: \(path.operation) (\(request.path))", serverErrorCode: "NOT_FOUND")
-            }
-            guard route.methods.contains(request.method) else {
-                throw CKError(.invalidArguments, "\(path.operation) answers \(route.methods.joined(separator: " or ")), not \(request.method)",
-                              serverErrorCode: "METHOD_NOT_ALLOWED")
-            }
+            let (path, route) = try self.route(request, entry: &entry)
             let p = try authenticator.authenticate(request, path: path, route: route)
             principal = p
             entry.caller = p.logName
@@ -113,14 +134,35 @@ public final class CloudKitServer: HTTPResponder {
             }
             return response
         } catch {
-            var e = error
-            e.requestID = requestID
-            entry.serverErrorCode = e.serverErrorCode
-            entry.reason = e.reason
-            entry.rule = e.details["rule"]?.stringValue
-            var response = WireError.response(e, requestID: requestID)
+            var response = failure(error, requestID: requestID, entry: &entry)
             if let principal { response.headers.append(contentsOf: authenticator.responseHeaders(for: principal)) }
             return response
         }
+    }
+
+    /// The Web Services route a request takes: its path parsed, the route found, the method checked.
+    private func route(_ request: HTTPRequest, entry: inout RequestLog.Entry) throws(CKError) -> (WebServicesPath, WebServicesRoute) {
+        let path = try WebServicesPath.parse(request.path)
+        entry.operation = path.operation
+        entry.container = path.container
+        entry.database = path.database?.rawValue
+        guard let route = WebServicesRoutes.route(path.operation, database: path.database) else {
+            throw CKError(.unknownItem, "no such endpoint: \(path.operation) (\(request.path))", serverErrorCode: "NOT_FOUND")
+        }
+        guard route.methods.contains(request.method) else {
+            throw CKError(.invalidArguments, "\(path.operation) answers \(route.methods.joined(separator: " or ")), not \(request.method)",
+                          serverErrorCode: "METHOD_NOT_ALLOWED")
+        }
+        return (path, route)
+    }
+
+    /// A refused request: its error in CloudKit's shape, and in the log entry.
+    private func failure(_ error: CKError, requestID: String, entry: inout RequestLog.Entry) -> HTTPResponse {
+        var e = error
+        e.requestID = requestID
+        entry.serverErrorCode = e.serverErrorCode
+        entry.reason = e.reason
+        entry.rule = e.details["rule"]?.stringValue
+        return WireError.response(e, requestID: requestID)
     }
 }

@@ -11,6 +11,19 @@ enum ControlPlane {
     /// How many of an error's items (fixtures problems) its reason lists.
     static let maxItemsInReason = 20
 
+    /// Whether a path is in the control plane's namespace (`/_ck` and below).
+    static func owns(_ path: String) -> Bool {
+        path.hasPrefix("/_ck/") || path == "/_ck"
+    }
+
+    /// Whether a control-plane path is one of its routes; any other is NOT_FOUND without work.
+    static func routes(_ path: String) -> Bool {
+        switch path {
+        case "/_ck/health", "/_ck/reset", faultsPath, "/_ck/notifications", requestsPath: return true
+        default: return path.hasPrefix(faultsPath + "/") || path.hasPrefix(SignInPage.path)
+        }
+    }
+
     static func handle(_ request: HTTPRequest, server: CloudKitServer, requestID: String) -> HTTPResponse {
         if request.path.hasPrefix(SignInPage.path) { return SignInPage.handle(request, server: server, requestID: requestID) }
         do throws(CKError) {
@@ -60,14 +73,14 @@ enum ControlPlane {
                 }
                 return .json(try clearFaults(id, request, server: server))
             }
-            throw CKError(.unknownItem, "no such control-plane route: \(path) (ck's routes: " + routes.joined(separator: ", ") + ")",
-                          serverErrorCode: "NOT_FOUND")
+            throw CKError(.unknownItem, "no such control-plane route: \(path) (ck's routes: \(routeList))", serverErrorCode: "NOT_FOUND")
         }
     }
 
     /// The routes, for the NOT_FOUND answer.
     static let routes = ["GET /_ck/health", "POST /_ck/reset", "GET|POST|DELETE /_ck/faults", "DELETE /_ck/faults/<id>",
                          "GET /_ck/notifications", "GET|DELETE /_ck/requests"]
+    private static let routeList = routes.joined(separator: ", ")
 
     /// Refuses a method the route does not answer (METHOD_NOT_ALLOWED, 405).
     private static func allow(_ request: HTTPRequest, _ methods: [String]) throws(CKError) {

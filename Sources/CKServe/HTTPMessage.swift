@@ -24,18 +24,20 @@ public struct HTTPRequest: Sendable {
 
     /// The path: the target up to `?`, percent-decoding left to the router.
     public var path: String {
-        guard let q = target.firstIndex(of: "?") else { return target }
+        // Searched as bytes: a Character search walks grapheme clusters, and this runs several times a request.
+        guard let q = target.utf8.firstIndex(of: UInt8(ascii: "?")) else { return target }
         return String(target[..<q])
     }
 
     /// The query string's parameters, percent-decoded (`+` is a space); a repeated name keeps its first value.
     public var query: [String: String] {
-        guard let q = target.firstIndex(of: "?") else { return [:] }
+        let utf8 = target.utf8
+        guard let q = utf8.firstIndex(of: UInt8(ascii: "?")) else { return [:] }
         var out: [String: String] = [:]
-        for pair in target[target.index(after: q)...].split(separator: "&") {
-            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            guard let name = HTTPRequest.percentDecoded(parts[0]) else { continue }
-            let value = parts.count > 1 ? HTTPRequest.percentDecoded(parts[1]) ?? "" : ""
+        for pair in utf8[utf8.index(after: q)...].split(separator: UInt8(ascii: "&")) {
+            let eq = pair.firstIndex(of: UInt8(ascii: "="))
+            guard let name = HTTPRequest.percentDecoded(bytes: pair[..<(eq ?? pair.endIndex)]) else { continue }
+            let value = eq.map { HTTPRequest.percentDecoded(bytes: pair[pair.index(after: $0)...]) ?? "" } ?? ""
             if out[name] == nil { out[name] = value }
         }
         return out
@@ -43,22 +45,29 @@ public struct HTTPRequest: Sendable {
 
     /// The first header of that name, compared without case.
     public func header(_ name: String) -> String? {
-        let lower = name.lowercased()
-        return headers.first { $0.name.lowercased() == lower }?.value
+        headers.first { HTTPHeaderName.equal($0.name, name) }?.value
     }
 
     /// Percent-decoding of a URL component (`+` as space); nil when an escape is malformed or not UTF-8.
     public static func percentDecoded<S: StringProtocol>(_ s: S) -> String? {
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(s.utf8.count)
-        var it = Array(s.utf8)[...]
-        while let b = it.popFirst() {
-            if b == UInt8(ascii: "+") { bytes.append(UInt8(ascii: " ")); continue }
-            guard b == UInt8(ascii: "%") else { bytes.append(b); continue }
-            guard let h = it.popFirst(), let l = it.popFirst(), let hv = hexValue(h), let lv = hexValue(l) else { return nil }
-            bytes.append(hv << 4 | lv)
+        percentDecoded(bytes: s.utf8)
+    }
+
+    /// Percent-decoding of a URL component's bytes; a component with nothing to decode is copied as it is.
+    static func percentDecoded<C: Collection<UInt8>>(bytes: C) -> String? {
+        guard bytes.contains(where: { $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "+") }) else {
+            return String(validating: bytes, as: UTF8.self)
         }
-        return String(validating: bytes, as: UTF8.self)
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count)
+        var it = bytes.makeIterator()
+        while let b = it.next() {
+            if b == UInt8(ascii: "+") { out.append(UInt8(ascii: " ")); continue }
+            guard b == UInt8(ascii: "%") else { out.append(b); continue }
+            guard let h = it.next(), let l = it.next(), let hv = hexValue(h), let lv = hexValue(l) else { return nil }
+            out.append(hv << 4 | lv)
+        }
+        return String(validating: out, as: UTF8.self)
     }
 
     private static func hexValue(_ c: UInt8) -> UInt8? {
@@ -76,6 +85,9 @@ public struct HTTPResponse: Sendable {
     public var status: Int
     public var headers: [(name: String, value: String)]
     public var body: [UInt8]
+    /// For the request log, not the wire: the error this response carries (`WireError.response` sets it), so the
+    /// log need not parse the body back.
+    public var loggedError: (serverErrorCode: String, reason: String)?
 
     public init(status: Int, headers: [(name: String, value: String)] = [], body: [UInt8] = []) {
         self.status = status
@@ -91,8 +103,23 @@ public struct HTTPResponse: Sendable {
 
     /// The first header of that name, compared without case.
     public func header(_ name: String) -> String? {
-        let lower = name.lowercased()
-        return headers.first { $0.name.lowercased() == lower }?.value
+        headers.first { HTTPHeaderName.equal($0.name, name) }?.value
+    }
+}
+
+/// Header names compare without ASCII case (RFC 9110 §5.1).
+enum HTTPHeaderName {
+    /// Whether two header names are equal ignoring ASCII case; byte by byte, with no lowercased copies.
+    static func equal(_ a: String, _ b: String) -> Bool {
+        var x = a.utf8.makeIterator()
+        var y = b.utf8.makeIterator()
+        while true {
+            switch (x.next(), y.next()) {
+            case (nil, nil): return true
+            case let (p?, q?) where p == q || (p | 0x20 == q | 0x20 && (p | 0x20) >= UInt8(ascii: "a") && (p | 0x20) <= UInt8(ascii: "z")): continue
+            default: return false
+            }
+        }
     }
 }
 
@@ -104,6 +131,15 @@ public typealias HTTPReply = @Sendable (HTTPResponse) -> Void
 public protocol HTTPResponder: Sendable {
     /// Answers one request by calling `reply` exactly once.
     func respond(to request: HTTPRequest, reply: @escaping HTTPReply, closed: HTTPClosedSignal)
+    /// The answer, if it can be given at once without waiting on anything (no store, no lock, no I/O): the
+    /// transport calls this on its event loop and sends what it returns there, sparing the hand-off to a worker.
+    /// nil sends the request to `respond` on a worker.
+    func respondAtOnce(to request: HTTPRequest) -> HTTPResponse?
+}
+
+extension HTTPResponder {
+    /// By default every request goes to a worker.
+    public func respondAtOnce(to request: HTTPRequest) -> HTTPResponse? { nil }
 }
 
 /// Tells a held request that its client disconnected, so the holder can stop waiting.

@@ -7,7 +7,8 @@ import Glibc
 #endif
 
 /// The HTTP transport over libevent's evhttp: binds, copies each request into an `HTTPRequest`, hands it to the
-/// responder off the event loop, and sends the reply back on the loop.
+/// responder off the event loop, and sends the reply back on the loop. What the responder can answer without
+/// waiting on anything (`respondAtOnce`: a preflight, an unknown route) is answered on the loop itself.
 ///
 /// One thread runs the event loop and owns every `evhttp_request`; responders run on a concurrent queue and their
 /// replies are carried back to the loop with `event_base_once` (thread-safe since `evthread_use_pthreads` ran before
@@ -167,6 +168,8 @@ public final class HTTPServer: @unchecked Sendable {
         let server: HTTPServer
         /// The event that watches the socket for the client leaving (loop thread).
         var watch: OpaquePointer?
+        /// The timer that starts the watch once the request has been held a while (loop thread).
+        var timer: OpaquePointer?
 
         init(request: OpaquePointer, connection: OpaquePointer?, server: HTTPServer) {
             self.request = request
@@ -183,6 +186,12 @@ public final class HTTPServer: @unchecked Sendable {
             return
         }
         let request = HTTPServer.copy(req, connection: connection)
+        // What routing alone answers (a preflight, an unknown route) is sent from the loop: the hand-off to a worker
+        // and back would cost more than the answer.
+        if let response = responder.respondAtOnce(to: request) {
+            send(response, on: req)
+            return
+        }
         let exchange = Exchange(request: req, connection: connection, server: self)
         inFlight[ObjectIdentifier(exchange)] = exchange
         if let connection {
@@ -191,7 +200,7 @@ public final class HTTPServer: @unchecked Sendable {
                 guard let evcon, let arg else { return }
                 Unmanaged<HTTPServer>.fromOpaque(arg).takeUnretainedValue().connectionClosed(evcon)
             }, Unmanaged.passUnretained(self).toOpaque())
-            watchForLeaving(exchange, connection: connection)
+            watchLater(exchange)
         }
         let responder = self.responder
         // A serial queue per request: its work goes to Dispatch's overcommitting pool, so a request that waits
@@ -234,7 +243,7 @@ public final class HTTPServer: @unchecked Sendable {
             for (name, value) in response.headers where HTTPServer.safeHeader(name, value) {
                 evhttp_add_header(headers, name, value)
             }
-            if !response.headers.contains(where: { $0.name.lowercased() == "content-type" }) && !response.body.isEmpty {
+            if !response.body.isEmpty && !response.headers.contains(where: { HTTPHeaderName.equal($0.name, "Content-Type") }) {
                 evhttp_add_header(headers, "Content-Type", "application/json; charset=UTF-8")
             }
         }
@@ -282,8 +291,28 @@ public final class HTTPServer: @unchecked Sendable {
             event_free(watch)
             exchange.watch = nil
         }
+        if let timer = exchange.timer {
+            event_free(timer)
+            exchange.timer = nil
+        }
         return true
     }
+
+    /// Starts watching a request's socket only once it has been held for `watchDelay`: most requests are answered
+    /// sooner, and a timer costs no system calls where adding and removing a socket watch costs two.
+    private func watchLater(_ exchange: Exchange) {
+        exchange.timer = event_new(base, -1, 0, { _, _, arg in
+            guard let arg else { return }
+            let exchange = Unmanaged<Exchange>.fromOpaque(arg).takeUnretainedValue()
+            guard let connection = exchange.connection, exchange.watch == nil else { return }
+            exchange.server.watchForLeaving(exchange, connection: connection)
+        }, Unmanaged.passUnretained(exchange).toOpaque())
+        var delay = HTTPServer.watchDelay
+        if let timer = exchange.timer { event_add(timer, &delay) }
+    }
+
+    /// How long a request is held before its socket is watched for the client leaving.
+    private static let watchDelay = timeval(tv_sec: 0, tv_usec: 20_000)
 
     /// Watches a held request's socket: readable with nothing to read means the client closed it.
     private func watchForLeaving(_ exchange: Exchange, connection: OpaquePointer) {
@@ -381,7 +410,7 @@ public final class HTTPServer: @unchecked Sendable {
             evhttp_connection_get_peer(connection, &address, &port)
             if let address {
                 let a = String(cString: address)
-                peer = a.contains(":") ? "[\(a)]:\(port)" : "\(a):\(port)"
+                peer = a.utf8.contains(UInt8(ascii: ":")) ? "[\(a)]:\(port)" : "\(a):\(port)"
             }
         }
         return HTTPRequest(method: method(evhttp_request_get_command(req)), target: target, headers: headers, body: body, peer: peer)
@@ -400,6 +429,16 @@ public final class HTTPServer: @unchecked Sendable {
         case EVHTTP_REQ_PATCH: return "PATCH"
         default: return "UNKNOWN"
         }
+    }
+
+    /// The answer to a request that arrives, or is still held, while the server stops: TRY_AGAIN_LATER, retry in 1 s.
+    static func shuttingDown() -> HTTPResponse {
+        var e = CKError(.serviceUnavailable, "the server is shutting down")
+        e.retryAfter = 1
+        let requestID = RequestID.next()
+        var r = WireError.response(e, requestID: requestID)
+        r.headers.append(("X-Apple-Request-UUID", requestID))
+        return r
     }
 
     /// The reason phrase for a status line.

@@ -32,6 +32,7 @@ public enum WireError {
         if let retryAfter = error.retryAfter { o["retryAfter"] = retryAfterJSON(retryAfter) }
         if let redirect = error.details["redirectURL"] { o["redirectURL"] = redirect }
         var r = HTTPResponse.json(.object(o), status: status(error.serverErrorCode))
+        r.loggedError = (error.serverErrorCode, error.reason)
         if let retryAfter = error.retryAfter {
             r.headers.append(("Retry-After", String(Int(retryAfter.rounded(.up)))))
         }

@@ -42,5 +42,11 @@ import CKModel
         #expect(refused.header("Access-Control-Allow-Origin") == "*")
         #expect(refused.header("Access-Control-Expose-Headers")?.contains("X-Apple-CloudKit-Web-Auth-Token") == true)
         #expect(try server.get("/_ck/health").header("Access-Control-Allow-Origin") == "*")
+        // Header names are matched without case (HTTP/2 clients and some proxies send them in lower case).
+        let lower = try server.get("/_ck/health", headers: [("oRIGIN", "http://lower.example")])
+        #expect(lower.header("Access-Control-Allow-Origin") == "http://lower.example")
+        // A name that differs by more than case is another header.
+        let other = try server.get("/_ck/health", headers: [("Origin2", "http://other.example")])
+        #expect(other.header("Access-Control-Allow-Origin") == "*")
     }
 }

@@ -359,6 +359,12 @@ import CKModel
         #expect(try server.get("/_ck/requests?after=3").json["requests"] == .array([]))
         #expect(refused(try server.get("/_ck/requests?limit=0"), 400, "BAD_REQUEST"))
         #expect(refused(try server.get("/_ck/requests?after=soon"), 400, "BAD_REQUEST"))
+        // Query parameters are percent-decoded, the first of a repeated name counts, and a malformed escape in a
+        // value leaves it empty (refused as not a number).
+        let decoded = try server.get("/_ck/requests?%61fter=%31&limit=1&limit=5")
+        #expect(decoded.json["requests"]?.arrayValue?.map { $0["seq"] } == [.int(2)], "\(decoded.text)")
+        #expect(refused(try server.get("/_ck/requests?limit=%2"), 400, "BAD_REQUEST"))
+        #expect(refused(try server.get("/_ck/requests?limit=1+2"), 400, "BAD_REQUEST"))
 
         // DELETE forgets the entries; sequence numbers go on.
         #expect(try server.request("DELETE", "/_ck/requests").json == .object(["cleared": .int(3)]))

@@ -33,6 +33,18 @@ import CKServe
         #expect(unknown.json["serverErrorCode"]?.stringValue?.isEmpty == false)
         #expect(unknown.json["reason"]?.stringValue?.isEmpty == false)
         #expect(unknown.header("X-Apple-Request-UUID") == uuid)
+        // Request UUIDs are UUIDs (version 4, RFC 4122 variant), a new one each request.
+        var seen: Set<String> = []
+        for _ in 0..<50 {
+            let id = try #require(try server.get("/_ck/nothing").header("X-Apple-Request-UUID"))
+            let parsed = try #require(UUID(uuidString: id), "not a UUID: \(id)")
+            #expect(id.count == 36 && id == parsed.uuidString, "\(id)")
+            let bytes = withUnsafeBytes(of: parsed.uuid) { Array($0) }
+            #expect(bytes[6] >> 4 == 4, "version nibble of \(id)")
+            #expect(bytes[8] >> 6 == 0b10, "variant bits of \(id)")
+            seen.insert(id)
+        }
+        #expect(seen.count == 50)
 
         // Methods evhttp refuses by default (PATCH, OPTIONS) reach ck and get JSON, not evhttp's HTML 501.
         let patch = try server.request("PATCH", "/database/1/iCloud.t/development/private/records/lookup", body: Array("{}".utf8))
