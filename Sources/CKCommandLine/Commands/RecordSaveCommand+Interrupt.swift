@@ -1,0 +1,56 @@
+import Foundation
+import CKCore
+
+extension RecordSaveCommand {
+    /// Ctrl-C during `--batch`: the handler only sets a flag, and the batch sends no request after the one in
+    /// flight, so what it reports as saved is what the store holds (a killed batch leaves the user guessing).
+    enum Interrupt {
+        /// Set by SIGINT once the batch has started writing.
+        nonisolated(unsafe) static var requested: sig_atomic_t = 0
+
+        static var isRequested: Bool { requested != 0 }
+
+        /// Catches SIGINT from here on (SA_RESTART, so the writes and syncs in flight are not cut short).
+        static func catchSIGINT() {
+            var action = sigaction()
+            action.__sigaction_handler.sa_handler = { _ in RecordSaveCommand.Interrupt.requested = 1 }
+            sigemptyset(&action.sa_mask)
+            action.sa_flags = SA_RESTART
+            sigaction(SIGINT, &action, nil)
+            // A blocked mask is inherited (Foundation's Process starts children from a thread that blocks it).
+            var set = sigset_t()
+            sigemptyset(&set)
+            sigaddset(&set, SIGINT)
+            pthread_sigmask(SIG_UNBLOCK, &set, nil)
+        }
+    }
+
+    /// How far a batch got: the operations sent in requests (the rest were never sent), and those applied.
+    final class Tally {
+        var sent = 0
+        var applied = 0
+    }
+
+    /// The exit of an interrupted batch: on stderr, how many operations were saved and where the unsent rest
+    /// starts, with how to go on; then any failures of the requests that were sent. Exit 130, as a shell
+    /// reports a command ended by SIGINT.
+    static func interrupted(_ inv: Invocation, batch: RecordBatch, tally: Tally, failure: CKError?) -> Int32 {
+        // Cascade deletions add results of their own; what is reported is at most the operations sent.
+        let applied = min(tally.applied, tally.sent)
+        var text = "ck: interrupted: saved \(applied) of \(batch.count) operations"
+        if tally.sent > applied { text += " (\(tally.sent - applied) failed)" }
+        let rest = batch.count - tally.sent
+        if rest > 0 {
+            text += "; the other \(rest), from \(batch.place(tally.sent)) on, were not sent\n"
+            text += "hint: to save the rest, run the same command again with --policy changed-keys (the records already saved fail as existing without it)\n"
+        } else {
+            text += "; every operation was sent\n"
+        }
+        inv.terminal.writeErr(text)
+        if let failure {
+            let json = (try? inv.outputFormat()).map { $0 == .json || $0 == .jsonl } ?? false
+            _ = ErrorReport.report(failure, invocation: inv, terminal: inv.terminal, json: json)
+        }
+        return ExitCode.interrupted
+    }
+}
