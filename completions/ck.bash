@@ -22,9 +22,10 @@ _ck_info() {
         'zone show') _ck_subs='' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
         'zone delete') _ck_subs='' _ck_opts='--yes -y' _ck_vopts='' _ck_rt='' ;;
         'zone purge') _ck_subs='' _ck_opts='--yes -y' _ck_vopts='' _ck_rt='' ;;
-        'record') _ck_subs='save fetch delete' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
+        'record') _ck_subs='save fetch list delete' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
         'record save') _ck_subs='' _ck_opts='--name --parent --if-tag --policy --unset --fields-json --fields-file --fields-stdin --asset-file --batch --atomic --no-atomic --keys' _ck_vopts='--name --parent --if-tag --policy --unset --fields-json --fields-file --asset-file --batch --keys' _ck_rt='0' ;;
         'record fetch') _ck_subs='' _ck_opts='--keys' _ck_vopts='--keys' _ck_rt='' ;;
+        'record list') _ck_subs='' _ck_opts='--limit --after --keys' _ck_vopts='--limit --after --keys' _ck_rt='0' ;;
         'record delete') _ck_subs='' _ck_opts='--yes -y --if-tag --no-atomic --query --arg --filters --dry-run' _ck_vopts='--if-tag --arg --filters' _ck_rt='' ;;
         'asset') _ck_subs='get' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
         'asset get') _ck_subs='' _ck_opts='--file --index' _ck_vopts='--file --index' _ck_rt='' ;;
@@ -137,6 +138,8 @@ _ck_value() {
         'record save:--batch') _ck_files ;;
         'record save:--keys') _ck_dynamic field "$_ck_rtype" ;;
         'record fetch:--keys') _ck_dynamic field "$_ck_rtype" ;;
+        'record list:--after') _ck_dynamic recordName ;;
+        'record list:--keys') _ck_dynamic field "$_ck_rtype" ;;
         'asset get:--file') _ck_files ;;
         'query:--sort') _ck_dynamic field "$_ck_rtype" ;;
         'query:--keys') _ck_dynamic field "$_ck_rtype" ;;
@@ -251,6 +254,9 @@ _ck_positional() {
             ;;
         'record fetch')
             if (( $2 >= 0 )); then _ck_dynamic recordName; fi
+            ;;
+        'record list')
+            if (( $2 == 0 )); then _ck_dynamic recordType; fi
             ;;
         'record delete')
             if (( $2 >= 0 )); then _ck_dynamic recordName; fi

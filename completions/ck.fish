@@ -15,12 +15,15 @@ function __ck_info --description 'Subcommands, options taking a value and record
         case 'p:zone create'
             set -a __ck_vopts --capabilities
         case 'p:record'
-            set -g __ck_subs save fetch delete
+            set -g __ck_subs save fetch list delete
         case 'p:record save'
             set -a __ck_vopts --name --parent --if-tag --policy --unset --fields-json --fields-file --asset-file --batch --keys
             set -g __ck_rt 1
         case 'p:record fetch'
             set -a __ck_vopts --keys
+        case 'p:record list'
+            set -a __ck_vopts --limit --after --keys
+            set -g __ck_rt 1
         case 'p:record delete'
             set -a __ck_vopts --if-tag --arg --filters
         case 'p:asset'
@@ -238,7 +241,7 @@ complete -c ck -f
 complete -c ck -n '__ck_arg \'\' 0' -a 'init' -d 'Create a project store (.ck/) in a directory, like git init.'
 complete -c ck -n '__ck_arg \'\' 0' -a 'container' -d 'Create, list, select, show and delete containers.'
 complete -c ck -n '__ck_arg \'\' 0' -a 'zone' -d 'Create, list, show and delete record zones.'
-complete -c ck -n '__ck_arg \'\' 0' -a 'record' -d 'Save, fetch and delete records.'
+complete -c ck -n '__ck_arg \'\' 0' -a 'record' -d 'Save, fetch, list and delete records.'
 complete -c ck -n '__ck_arg \'\' 0' -a 'asset' -d 'Get an asset\'s bytes back from a record.'
 complete -c ck -n '__ck_arg \'\' 0' -a 'query' -d 'Query records of a type with CloudKit\'s NSPredicate subset.'
 complete -c ck -n '__ck_arg \'\' 0' -a 'subscription' -d 'Create, list, show and delete subscriptions.'
@@ -289,6 +292,7 @@ complete -c ck -n '__ck_at \'zone purge\'' -l yes -s y -d 'Do not ask for confir
 complete -c ck -n '__ck_arg \'zone purge\' 0' -x -a '(__ck_dynamic customZone)' -d 'Zone name.'
 complete -c ck -n '__ck_arg \'record\' 0' -a 'save' -d 'Save a record: create it, or update it by change tag or save policy.'
 complete -c ck -n '__ck_arg \'record\' 0' -a 'fetch' -d 'Fetch records by name.'
+complete -c ck -n '__ck_arg \'record\' 0' -a 'list' -d 'List the records of a zone, all or of one type (ck\'s own listing; needs no index).'
 complete -c ck -n '__ck_arg \'record\' 0' -a 'delete' -d 'Delete records by name, or every record a query matches.'
 complete -c ck -n '__ck_at \'record save\'' -l name -x -a '(__ck_dynamic recordName)' -d 'Record name (default: a new UUID).'
 complete -c ck -n '__ck_at \'record save\'' -l parent -x -a '(__ck_dynamic recordName)' -d 'Parent record (CKRecord.parent) in the same zone, existing or saved in the same request.'
@@ -307,6 +311,10 @@ complete -c ck -n '__ck_arg \'record save\' 0' -x -a '(__ck_dynamic recordType)'
 complete -c ck -n '__ck_arg \'record save\' 1+' -x -a '(__ck_dynamic fieldAssignment)' -d 'Field values to set.'
 complete -c ck -n '__ck_at \'record fetch\'' -l keys -x -a '(__ck_dynamic field)' -d 'Only these fields (desiredKeys); an empty list gives system fields only.'
 complete -c ck -n '__ck_arg \'record fetch\' 0+' -x -a '(__ck_dynamic recordName)' -d 'Record names.'
+complete -c ck -n '__ck_at \'record list\'' -l limit -x -d 'At most n records (default: all).'
+complete -c ck -n '__ck_at \'record list\'' -l after -x -a '(__ck_dynamic recordName)' -d 'Start after this record name (where an earlier --limit stopped).'
+complete -c ck -n '__ck_at \'record list\'' -l keys -x -a '(__ck_dynamic field)' -d 'Only these fields (desiredKeys); an empty list gives system fields only.'
+complete -c ck -n '__ck_arg \'record list\' 0' -x -a '(__ck_dynamic recordType)' -d 'Only records of this type.'
 complete -c ck -n '__ck_at \'record delete\'' -l yes -s y -d 'Do not ask for confirmation.'
 complete -c ck -n '__ck_at \'record delete\'' -l if-tag -x -d 'Delete only if the server\'s change tag is still <tag> (one name only).'
 complete -c ck -n '__ck_at \'record delete\'' -l no-atomic -d 'Apply each operation on its own, even in a zone with the atomic capability.'
