@@ -168,6 +168,7 @@ function __ck_walk --description 'Find the ck command path, positionals and stor
     set -g __ck_path ''
     set -g __ck_pos
     set -g __ck_pass
+    set -g __ck_flags
     set -g __ck_waiting ''
     set -l dashdash 0
     __ck_info ''
@@ -188,8 +189,10 @@ function __ck_walk --description 'Find the ck command path, positionals and stor
                 set -l parts (string split -m 1 = -- $w)
                 __ck_keep $parts[1] $parts[2]
             case '--*'
+                set -a __ck_flags $w
                 contains -- $w $__ck_vopts; and set __ck_waiting $w
             case '-?*'
+                set -a __ck_flags $w
                 set -l n (string length -- $w)
                 for k in (seq 2 $n)
                     set -l c -(string sub -s $k -l 1 -- $w)
@@ -228,10 +231,20 @@ function __ck_arg --description 'Whether the line is at a path and positional ar
     end
 end
 
+function __ck_after --description 'Whether the line is at a ck command path and its last word is one of the given options'
+    __ck_at $argv[1]; or return 1
+    set -l tokens (commandline -opc)
+    contains -- $tokens[-1] $argv[2..-1]
+end
+
+function __ck_flag --description 'Whether a flag is on the line (after __ck_at or __ck_arg)'
+    contains -- $argv[1] $__ck_flags
+end
+
 function __ck_dynamic --description 'Ask ck for candidates from the store'
     __ck_walk
     set -l args $argv
-    if contains -- $argv[1] field fieldAssignment indexField; and test -n "$__ck_rt"; and set -q __ck_pos[$__ck_rt]
+    if contains -- $argv[1] field fieldAssignment indexField sortField; and test -n "$__ck_rt"; and set -q __ck_pos[$__ck_rt]
         set -a args $__ck_pos[$__ck_rt]
     end
     command $__ck_prog $__ck_pass __complete $args 2>/dev/null
@@ -322,14 +335,16 @@ complete -c ck -n '__ck_at \'record delete\'' -l query -d 'Delete every record o
 complete -c ck -n '__ck_at \'record delete\'' -l arg -x -d 'With --query: value for the next %@, %K, %d or %f (repeatable).'
 complete -c ck -n '__ck_at \'record delete\'' -l filters -x -d 'With --query: cktool filter "FIELD OP VALUE" (repeatable).'
 complete -c ck -n '__ck_at \'record delete\'' -l dry-run -d 'With --query: print the records that would be deleted; delete nothing.'
-complete -c ck -n '__ck_arg \'record delete\' 0+' -x -a '(__ck_dynamic recordName)' -d 'Record names (with --query: <record-type> [<predicate>]).'
+complete -c ck -n '__ck_arg \'record delete\' 0+; and not __ck_flag --query' -x -a '(__ck_dynamic recordName)' -d 'Record names (with --query: <record-type> [<predicate>]).'
+complete -c ck -n '__ck_arg \'record delete\' 0; and __ck_flag --query' -x -a '(__ck_dynamic recordType)' -d 'Record type.'
 complete -c ck -n '__ck_arg \'asset\' 0' -a 'get' -d 'Write the bytes of a record\'s asset field to a file or stdout.'
 complete -c ck -n '__ck_at \'asset get\'' -l file -r -F -d 'Write the bytes to <path> (replaced atomically).'
 complete -c ck -n '__ck_at \'asset get\'' -l index -x -d 'Which asset of a LIST<ASSET> field (from 0).'
 complete -c ck -n '__ck_arg \'asset get\' 0' -x -a '(__ck_dynamic recordName)' -d 'Record name.'
 complete -c ck -n '__ck_arg \'asset get\' 1' -x -a '(__ck_dynamic field)' -d 'Asset field.'
 complete -c ck -n '__ck_at \'query\'' -l arg -x -d 'Value for the next %@, %K, %d or %f, typed like field values (2026-01-01T00:00:00Z, ref:note-1, location:37.33,-122.03, string[]:a,b) (repeatable).'
-complete -c ck -n '__ck_at \'query\'' -l sort -x -a '(__ck_dynamic field)' -d 'Sort by a field, descending with \'-\'; field@lat,lon sorts by distance (repeatable).'
+complete -c ck -n '__ck_at \'query\'' -l sort -x -a '(__ck_dynamic sortField)' -d 'Sort by a field, descending with \'-\'; field@lat,lon sorts by distance (repeatable).'
+complete -c ck -n '__ck_after \'query\' --sort' -x -a '(__ck_dynamic sortField)' -d 'Sort by a field, descending with \'-\'; field@lat,lon sorts by distance (repeatable).'
 complete -c ck -n '__ck_at \'query\'' -l limit -x -d 'Records per page, at most 200.'
 complete -c ck -n '__ck_at \'query\'' -l cursor -x -d 'Continue after the page that printed this cursor.'
 complete -c ck -n '__ck_at \'query\'' -l all -d 'Follow cursors to the last page.'
@@ -372,9 +387,10 @@ complete -c ck -n '__ck_arg \'subscription delete\' 0+' -x -a '(__ck_dynamic sub
 complete -c ck -n '__ck_arg \'notification\' 0' -a 'list' -d 'List this user\'s notifications, oldest first.'
 complete -c ck -n '__ck_arg \'notification\' 0' -a 'read' -d 'Mark notifications read (CKMarkNotificationsReadOperation).'
 complete -c ck -n '__ck_at \'notification list\'' -l unread -d 'Only notifications not marked read.'
-complete -c ck -n '__ck_at \'notification list\'' -l since -x -d 'Only notifications after this one.'
+complete -c ck -n '__ck_at \'notification list\'' -l since -x -a '(__ck_dynamic notification)' -d 'Only notifications after this one.'
 complete -c ck -n '__ck_at \'notification list\'' -l device -x -a '(__ck_dynamic device)' -d 'Only what this device receives: not the changes it made itself.'
 complete -c ck -n '__ck_at \'notification read\'' -l all -d 'Mark every notification read.'
+complete -c ck -n '__ck_arg \'notification read\' 0+' -x -a '(__ck_dynamic notification)' -d 'Notification ID.'
 complete -c ck -n '__ck_arg \'changes\' 0' -a 'zone' -d 'Records saved or deleted in a custom zone since a token.'
 complete -c ck -n '__ck_arg \'changes\' 0' -a 'database' -d 'Custom zones created, changed or deleted since a token.'
 complete -c ck -n '__ck_at \'changes zone\'' -l since -x -d 'Changes after this syncToken (from the previous call); omit to start from the beginning.'

@@ -17,7 +17,7 @@ enum QueryCommand {
                     ArgumentSpec("predicate", help: "NSPredicate format string (default TRUEPREDICATE).", optional: true)],
         options: [
             OptionSpec("arg", value: "value", help: "Value for the next %@, %K, %d or %f, typed like field values (2026-01-01T00:00:00Z, ref:note-1, location:37.33,-122.03, string[]:a,b) (repeatable).", repeatable: true),
-            OptionSpec("sort", value: "[-]field", help: "Sort by a field, descending with '-'; field@lat,lon sorts by distance (repeatable).", repeatable: true, completion: .field),
+            OptionSpec("sort", value: "[-]field", help: "Sort by a field, descending with '-'; field@lat,lon sorts by distance (repeatable).", repeatable: true, completion: .sortField),
             OptionSpec("limit", value: "n", help: "Records per page, at most 200.", rule: .integer(min: 1)),
             OptionSpec("cursor", value: "cursor", help: "Continue after the page that printed this cursor."),
             OptionSpec("all", help: "Follow cursors to the last page."),
