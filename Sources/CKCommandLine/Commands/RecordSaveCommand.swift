@@ -321,7 +321,7 @@ enum RecordSaveCommand {
             // A batch run again (after Ctrl-C, say) fails on every record it saved before: one hint, not one per record.
             let existing = failures.filter { $0.error.serverErrorCode == "EXISTS" }.count
             if batch && policy == nil && existing > 0 && total > 1 {
-                e.hint = "\(existing) record\(existing == 1 ? "" : "s") already exist\(existing == 1 ? "s" : "") (saved by an earlier run?): run again with --policy changed-keys to overwrite \(existing == 1 ? "it" : "them") with the file's values and save the rest"
+                e.hint = "\(existing) record\(existing == 1 ? "" : "s") already exist\(existing == 1 ? "s" : "") (saved by an earlier run?); with --policy changed-keys the batch overwrites \(existing == 1 ? "it" : "them") with the file's values instead of failing"
             }
             if failures.contains(where: { $0.error.code == .batchRequestFailed }) {
                 // As CloudKit answers an atomic request: partialFailure, whose items are the real failures and
