@@ -22,15 +22,14 @@ import Testing
         return m.flatMap { Int($0.1) } ?? -1
     }
 
-    @Test func ctrlCStopsAfterTheRequestInFlightAndTheRerunIsHinted() throws {
-        let s = try Sandbox()
-        let total = 30_000
+    /// Writes `total` records to items.jsonl, runs `record save --batch items.jsonl` with `options`, and sends SIGINT
+    /// once the first request is in the store (the batch check writes nothing before).
+    func interruptedBatch(_ s: Sandbox, total: Int, options: [String]) throws -> (process: Process, stdout: String, stderr: String) {
         let lines = (0..<total).map { #"{"recordName":"r\#($0)","recordType":"Item","fields":{"n":{"value":\#($0)}}}"# }
         try s.write(lines.joined(separator: "\n") + "\n", to: "items.jsonl")
-
         let p = Process()
         p.executableURL = URL(fileURLWithPath: Sandbox.binary)
-        p.arguments = ["record", "save", "--batch", "items.jsonl", "-o", "plain"]
+        p.arguments = ["record", "save", "--batch", "items.jsonl"] + options
         p.environment = s.environment
         p.currentDirectoryURL = URL(fileURLWithPath: s.dir)
         let out = Pipe(), err = Pipe()
@@ -40,12 +39,17 @@ import Testing
         try p.run()
         // A guard, not a timing assertion: a batch that never stops must not hang the suite.
         DispatchQueue.global().asyncAfter(deadline: .now() + 120) { if p.isRunning { kill(p.processIdentifier, SIGKILL) } }
-        // Ctrl-C once the first request is in the store (the batch check writes nothing before).
         let store = s.dir + "/store"
         while p.isRunning && !writtenLog(under: store) { usleep(2_000) }
         kill(p.processIdentifier, SIGINT)
         let (outData, errData) = Sandbox.finish(p, out: out, err: err)
-        let stdout = String(decoding: outData, as: UTF8.self), stderr = String(decoding: errData, as: UTF8.self)
+        return (p, String(decoding: outData, as: UTF8.self), String(decoding: errData, as: UTF8.self))
+    }
+
+    @Test func ctrlCStopsAfterTheRequestInFlightAndTheRerunIsHinted() throws {
+        let s = try Sandbox()
+        let total = 30_000
+        let (p, stdout, stderr) = try interruptedBatch(s, total: total, options: ["-o", "plain"])
 
         #expect(p.terminationReason == .exit && p.terminationStatus == 130, "\(p.terminationStatus) \(stderr)")
         let m = stderr.firstMatch(of: /ck: interrupted: saved (\d+) of 30000 operations; the other (\d+), from items\.jsonl:(\d+) on, were not sent\n/)
@@ -77,5 +81,23 @@ import Testing
         #expect(try recordCount(s) == total)
         let last = try s.ck("record", "fetch", "r\(total - 1)", "-o", "plain")
         #expect(last.stdout.contains("n=\(total - 1)"), "\(last.stdout)")
+    }
+
+    /// With -o json the interruption is a JSON object on stderr, as errors are.
+    @Test func withJSONOutputTheInterruptionIsAJSONObject() throws {
+        let s = try Sandbox()
+        let (p, stdout, stderr) = try interruptedBatch(s, total: 20_000, options: ["-o", "json", "-q"])
+        #expect(p.terminationReason == .exit && p.terminationStatus == 130, "\(stderr)")
+        let o = try #require(try JSONSerialization.jsonObject(with: Data(stderr.utf8)) as? [String: Any], "\(stderr)")
+        let saved = try #require(o["saved"] as? Int)
+        #expect(o["error"] as? String == "interrupted")
+        #expect(saved > 0 && saved % 200 == 0)
+        #expect(o["failed"] as? Int == 0)
+        #expect(o["notSent"] as? Int == 20_000 - saved)
+        #expect(o["notSentFrom"] as? String == "items.jsonl:\(saved + 1)")
+        #expect((o["hint"] as? String)?.contains("--policy changed-keys") == true)
+        #expect(try recordCount(s) == saved)
+        let printed = try #require(try JSONSerialization.jsonObject(with: Data(stdout.utf8)) as? [String: Any], "\(stdout.prefix(200))")
+        #expect((printed["records"] as? [Any])?.count == saved)
     }
 }

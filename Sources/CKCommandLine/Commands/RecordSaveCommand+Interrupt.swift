@@ -37,20 +37,23 @@ extension RecordSaveCommand {
     static func interrupted(_ inv: Invocation, batch: RecordBatch, tally: Tally, failure: CKError?) -> Int32 {
         // Cascade deletions add results of their own; what is reported is at most the operations sent.
         let applied = min(tally.applied, tally.sent)
-        var text = "ck: interrupted: saved \(applied) of \(batch.count) operations"
-        if tally.sent > applied { text += " (\(tally.sent - applied) failed)" }
         let rest = batch.count - tally.sent
-        if rest > 0 {
-            text += "; the other \(rest), from \(batch.place(tally.sent)) on, were not sent\n"
-            text += "hint: to save the rest, run the same command again with --policy changed-keys (the records already saved fail as existing without it)\n"
+        var reason = "saved \(applied) of \(batch.count) operations"
+        if tally.sent > applied { reason += " (\(tally.sent - applied) failed)" }
+        reason += rest > 0 ? "; the other \(rest), from \(batch.place(tally.sent)) on, were not sent" : "; every operation was sent"
+        let hint = rest > 0 ? "to save the rest, run the same command again with --policy changed-keys (the records already saved fail as existing without it)" : nil
+        let json = (try? inv.outputFormat()).map { $0 == .json || $0 == .jsonl } ?? false
+        if json {
+            // As the other errors with -o json: one object on stderr, with the counts a script needs.
+            var o: [String: JSON] = ["error": .string("interrupted"), "reason": .string(reason), "saved": .int(Int64(applied)),
+                                     "failed": .int(Int64(tally.sent - applied)), "notSent": .int(Int64(rest))]
+            if rest > 0 { o["notSentFrom"] = .string(batch.place(tally.sent)) }
+            if let hint { o["hint"] = .string(hint) }
+            inv.terminal.writeErr(JSON.object(o).serialized() + "\n")
         } else {
-            text += "; every operation was sent\n"
+            inv.terminal.writeErr("ck: interrupted: " + reason + "\n" + (hint.map { "hint: " + $0 + "\n" } ?? ""))
         }
-        inv.terminal.writeErr(text)
-        if let failure {
-            let json = (try? inv.outputFormat()).map { $0 == .json || $0 == .jsonl } ?? false
-            _ = ErrorReport.report(failure, invocation: inv, terminal: inv.terminal, json: json)
-        }
+        if let failure { _ = ErrorReport.report(failure, invocation: inv, terminal: inv.terminal, json: json) }
         return ExitCode.interrupted
     }
 }
