@@ -10,12 +10,13 @@ extension RecordSaveCommand {
 
         static var isRequested: Bool { requested != 0 }
 
-        /// Catches SIGINT from here on (SA_RESTART, so the writes and syncs in flight are not cut short).
+        /// Catches the first SIGINT from here on (SA_RESTART, so the writes and syncs in flight are not cut short);
+        /// SA_RESETHAND leaves a second Ctrl-C its default effect, for a user who won't wait for the request in flight.
         static func catchSIGINT() {
             var action = sigaction()
             action.__sigaction_handler.sa_handler = { _ in RecordSaveCommand.Interrupt.requested = 1 }
             sigemptyset(&action.sa_mask)
-            action.sa_flags = SA_RESTART
+            action.sa_flags = SA_RESTART | Int32(bitPattern: UInt32(SA_RESETHAND))
             sigaction(SIGINT, &action, nil)
             // A blocked mask is inherited (Foundation's Process starts children from a thread that blocks it).
             var set = sigset_t()
