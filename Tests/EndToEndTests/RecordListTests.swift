@@ -14,6 +14,7 @@ import Testing
         let query = try s.ck("query", "Note")
         #expect(query.status == 8)
         #expect(query.stderr.contains("Type is not marked indexable"), "\(query.stderr)")
+        #expect(query.stderr.contains("or list them without the index: ck record list Note (ck's own listing, not a CloudKit query)\n"), "\(query.stderr)")
 
         // By record name, in query's plain format: name, type, change tag, zone, fields.
         let plain = try s.ck("record", "list", "Note", "-o", "plain")

@@ -93,7 +93,8 @@ enum QueryCommand {
         let firstPage = req.cursor == nil
         var found = 0
         repeat {
-            let page = try db.query(req, zone: inv.zone)
+            let page: QueryResult
+            do { page = try db.query(req, zone: inv.zone) } catch { throw listingHint(error, recordType: req.recordType) }
             found += page.records.count
             output.add(page)
             req.cursor = page.cursor
@@ -101,6 +102,15 @@ enum QueryCommand {
         output.finish()
         if found == 0 && firstPage && !req.zoneWide { noteOtherZones(req.recordType, db: db, inv: inv) }
         return ExitCode.success
+    }
+
+    /// CloudKit's rule stays, but a user who only wants to see a type's records without the ___recordID index is
+    /// told of ck's own listing.
+    static func listingHint(_ error: CKError, recordType: String) -> CKError {
+        guard error.reason == CKDatabase.notIndexableReason else { return error }
+        var e = error
+        e.hint = (e.hint.map { $0 + "; " } ?? "") + "or list them without the index: ck record list \(recordType) (ck's own listing, not a CloudKit query)"
+        return e
     }
 
     /// After an empty answer: one line on stderr naming the other zones that hold records of the type, since a
