@@ -22,9 +22,10 @@ _ck_info() {
         'zone show') _ck_subs='' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
         'zone delete') _ck_subs='' _ck_opts='--yes -y' _ck_vopts='' _ck_rt='' ;;
         'zone purge') _ck_subs='' _ck_opts='--yes -y' _ck_vopts='' _ck_rt='' ;;
-        'record') _ck_subs='save fetch delete' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
+        'record') _ck_subs='save fetch list delete' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
         'record save') _ck_subs='' _ck_opts='--name --parent --if-tag --policy --unset --fields-json --fields-file --fields-stdin --asset-file --batch --atomic --no-atomic --keys' _ck_vopts='--name --parent --if-tag --policy --unset --fields-json --fields-file --asset-file --batch --keys' _ck_rt='0' ;;
         'record fetch') _ck_subs='' _ck_opts='--keys' _ck_vopts='--keys' _ck_rt='' ;;
+        'record list') _ck_subs='' _ck_opts='--limit --after --keys' _ck_vopts='--limit --after --keys' _ck_rt='0' ;;
         'record delete') _ck_subs='' _ck_opts='--yes -y --if-tag --no-atomic --query --arg --filters --dry-run' _ck_vopts='--if-tag --arg --filters' _ck_rt='' ;;
         'asset') _ck_subs='get' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
         'asset get') _ck_subs='' _ck_opts='--file --index' _ck_vopts='--file --index' _ck_rt='' ;;
@@ -137,13 +138,16 @@ _ck_value() {
         'record save:--batch') _ck_files ;;
         'record save:--keys') _ck_dynamic field "$_ck_rtype" ;;
         'record fetch:--keys') _ck_dynamic field "$_ck_rtype" ;;
+        'record list:--after') _ck_dynamic recordName ;;
+        'record list:--keys') _ck_dynamic field "$_ck_rtype" ;;
         'asset get:--file') _ck_files ;;
-        'query:--sort') _ck_dynamic field "$_ck_rtype" ;;
+        'query:--sort') _ck_dynamic sortField "$_ck_rtype" ;;
         'query:--keys') _ck_dynamic field "$_ck_rtype" ;;
         'subscription create query:--fires-on') _ck_words 'create update delete' ;;
         'subscription create query:--desired-keys') _ck_dynamic field "$_ck_rtype" ;;
         'subscription create zone:--type') _ck_dynamic recordType ;;
         'subscription create database:--type') _ck_dynamic recordType ;;
+        'notification list:--since') _ck_dynamic notification ;;
         'notification list:--device') _ck_dynamic device ;;
         'changes zone:--keys') _ck_dynamic field "$_ck_rtype" ;;
         'sync:--conflicts') _ck_words 'local server' ;;
@@ -222,6 +226,7 @@ _ck_value() {
 }
 
 # Completes positional argument number $2 (from 0) of command path $1.
+# A flag that changes the arguments (see OptionSpec.positionals) is looked for in _ck_flags, the flags on the line.
 _ck_positional() {
     case "$1" in
         'init')
@@ -252,8 +257,15 @@ _ck_positional() {
         'record fetch')
             if (( $2 >= 0 )); then _ck_dynamic recordName; fi
             ;;
+        'record list')
+            if (( $2 == 0 )); then _ck_dynamic recordType; fi
+            ;;
         'record delete')
-            if (( $2 >= 0 )); then _ck_dynamic recordName; fi
+            if [[ " $_ck_flags " == *" --query "* ]]; then
+                if (( $2 == 0 )); then _ck_dynamic recordType; fi
+            else
+                if (( $2 >= 0 )); then _ck_dynamic recordName; fi
+            fi
             ;;
         'asset get')
             if (( $2 == 0 )); then _ck_dynamic recordName; fi
@@ -270,6 +282,9 @@ _ck_positional() {
             ;;
         'subscription delete')
             if (( $2 >= 0 )); then _ck_dynamic subscription; fi
+            ;;
+        'notification read')
+            if (( $2 >= 0 )); then _ck_dynamic notification; fi
             ;;
         'changes zone')
             if (( $2 == 0 )); then _ck_dynamic customZone; fi
@@ -420,7 +435,7 @@ _ck_needs_value() {
 
 _ck() {
     local cur="${COMP_WORDS[COMP_CWORD]}" _ck_prog="${COMP_WORDS[0]}"
-    local cmdpath="" w opt="" i dashdash=0 _ck_o _ck_rtype=""
+    local cmdpath="" w opt="" i dashdash=0 _ck_o _ck_rtype="" _ck_flags=""
     local _ck_subs _ck_opts _ck_vopts _ck_rt
     local -a _ck_pass=() pos=()
     COMPREPLY=()
@@ -437,7 +452,7 @@ _ck() {
         case "$w" in
             --) dashdash=1 ;;
             --*=*) _ck_keep "${w%%=*}" "${w#*=}" ;;
-            -?*) _ck_needs_value "$w"; opt="$_ck_o" ;;
+            -?*) _ck_needs_value "$w"; opt="$_ck_o"; _ck_flags+=" $w" ;;
             *)
                 if ((${#pos[@]} == 0)) && [[ " $_ck_subs " == *" $w "* ]]; then
                     cmdpath="${cmdpath:+$cmdpath }$w"

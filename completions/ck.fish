@@ -15,12 +15,15 @@ function __ck_info --description 'Subcommands, options taking a value and record
         case 'p:zone create'
             set -a __ck_vopts --capabilities
         case 'p:record'
-            set -g __ck_subs save fetch delete
+            set -g __ck_subs save fetch list delete
         case 'p:record save'
             set -a __ck_vopts --name --parent --if-tag --policy --unset --fields-json --fields-file --asset-file --batch --keys
             set -g __ck_rt 1
         case 'p:record fetch'
             set -a __ck_vopts --keys
+        case 'p:record list'
+            set -a __ck_vopts --limit --after --keys
+            set -g __ck_rt 1
         case 'p:record delete'
             set -a __ck_vopts --if-tag --arg --filters
         case 'p:asset'
@@ -165,6 +168,7 @@ function __ck_walk --description 'Find the ck command path, positionals and stor
     set -g __ck_path ''
     set -g __ck_pos
     set -g __ck_pass
+    set -g __ck_flags
     set -g __ck_waiting ''
     set -l dashdash 0
     __ck_info ''
@@ -185,8 +189,10 @@ function __ck_walk --description 'Find the ck command path, positionals and stor
                 set -l parts (string split -m 1 = -- $w)
                 __ck_keep $parts[1] $parts[2]
             case '--*'
+                set -a __ck_flags $w
                 contains -- $w $__ck_vopts; and set __ck_waiting $w
             case '-?*'
+                set -a __ck_flags $w
                 set -l n (string length -- $w)
                 for k in (seq 2 $n)
                     set -l c -(string sub -s $k -l 1 -- $w)
@@ -225,10 +231,20 @@ function __ck_arg --description 'Whether the line is at a path and positional ar
     end
 end
 
+function __ck_after --description 'Whether the line is at a ck command path and its last word is one of the given options'
+    __ck_at $argv[1]; or return 1
+    set -l tokens (commandline -opc)
+    contains -- $tokens[-1] $argv[2..-1]
+end
+
+function __ck_flag --description 'Whether a flag is on the line (after __ck_at or __ck_arg)'
+    contains -- $argv[1] $__ck_flags
+end
+
 function __ck_dynamic --description 'Ask ck for candidates from the store'
     __ck_walk
     set -l args $argv
-    if contains -- $argv[1] field fieldAssignment indexField; and test -n "$__ck_rt"; and set -q __ck_pos[$__ck_rt]
+    if contains -- $argv[1] field fieldAssignment indexField sortField; and test -n "$__ck_rt"; and set -q __ck_pos[$__ck_rt]
         set -a args $__ck_pos[$__ck_rt]
     end
     command $__ck_prog $__ck_pass __complete $args 2>/dev/null
@@ -238,7 +254,7 @@ complete -c ck -f
 complete -c ck -n '__ck_arg \'\' 0' -a 'init' -d 'Create a project store (.ck/) in a directory, like git init.'
 complete -c ck -n '__ck_arg \'\' 0' -a 'container' -d 'Create, list, select, show and delete containers.'
 complete -c ck -n '__ck_arg \'\' 0' -a 'zone' -d 'Create, list, show and delete record zones.'
-complete -c ck -n '__ck_arg \'\' 0' -a 'record' -d 'Save, fetch and delete records.'
+complete -c ck -n '__ck_arg \'\' 0' -a 'record' -d 'Save, fetch, list and delete records.'
 complete -c ck -n '__ck_arg \'\' 0' -a 'asset' -d 'Get an asset\'s bytes back from a record.'
 complete -c ck -n '__ck_arg \'\' 0' -a 'query' -d 'Query records of a type with CloudKit\'s NSPredicate subset.'
 complete -c ck -n '__ck_arg \'\' 0' -a 'subscription' -d 'Create, list, show and delete subscriptions.'
@@ -289,6 +305,7 @@ complete -c ck -n '__ck_at \'zone purge\'' -l yes -s y -d 'Do not ask for confir
 complete -c ck -n '__ck_arg \'zone purge\' 0' -x -a '(__ck_dynamic customZone)' -d 'Zone name.'
 complete -c ck -n '__ck_arg \'record\' 0' -a 'save' -d 'Save a record: create it, or update it by change tag or save policy.'
 complete -c ck -n '__ck_arg \'record\' 0' -a 'fetch' -d 'Fetch records by name.'
+complete -c ck -n '__ck_arg \'record\' 0' -a 'list' -d 'List the records of a zone, all or of one type (ck\'s own listing; needs no index).'
 complete -c ck -n '__ck_arg \'record\' 0' -a 'delete' -d 'Delete records by name, or every record a query matches.'
 complete -c ck -n '__ck_at \'record save\'' -l name -x -a '(__ck_dynamic recordName)' -d 'Record name (default: a new UUID).'
 complete -c ck -n '__ck_at \'record save\'' -l parent -x -a '(__ck_dynamic recordName)' -d 'Parent record (CKRecord.parent) in the same zone, existing or saved in the same request.'
@@ -307,6 +324,10 @@ complete -c ck -n '__ck_arg \'record save\' 0' -x -a '(__ck_dynamic recordType)'
 complete -c ck -n '__ck_arg \'record save\' 1+' -x -a '(__ck_dynamic fieldAssignment)' -d 'Field values to set.'
 complete -c ck -n '__ck_at \'record fetch\'' -l keys -x -a '(__ck_dynamic field)' -d 'Only these fields (desiredKeys); an empty list gives system fields only.'
 complete -c ck -n '__ck_arg \'record fetch\' 0+' -x -a '(__ck_dynamic recordName)' -d 'Record names.'
+complete -c ck -n '__ck_at \'record list\'' -l limit -x -d 'At most n records (default: all).'
+complete -c ck -n '__ck_at \'record list\'' -l after -x -a '(__ck_dynamic recordName)' -d 'Start after this record name (where an earlier --limit stopped).'
+complete -c ck -n '__ck_at \'record list\'' -l keys -x -a '(__ck_dynamic field)' -d 'Only these fields (desiredKeys); an empty list gives system fields only.'
+complete -c ck -n '__ck_arg \'record list\' 0' -x -a '(__ck_dynamic recordType)' -d 'Only records of this type.'
 complete -c ck -n '__ck_at \'record delete\'' -l yes -s y -d 'Do not ask for confirmation.'
 complete -c ck -n '__ck_at \'record delete\'' -l if-tag -x -d 'Delete only if the server\'s change tag is still <tag> (one name only).'
 complete -c ck -n '__ck_at \'record delete\'' -l no-atomic -d 'Apply each operation on its own, even in a zone with the atomic capability.'
@@ -314,14 +335,16 @@ complete -c ck -n '__ck_at \'record delete\'' -l query -d 'Delete every record o
 complete -c ck -n '__ck_at \'record delete\'' -l arg -x -d 'With --query: value for the next %@, %K, %d or %f (repeatable).'
 complete -c ck -n '__ck_at \'record delete\'' -l filters -x -d 'With --query: cktool filter "FIELD OP VALUE" (repeatable).'
 complete -c ck -n '__ck_at \'record delete\'' -l dry-run -d 'With --query: print the records that would be deleted; delete nothing.'
-complete -c ck -n '__ck_arg \'record delete\' 0+' -x -a '(__ck_dynamic recordName)' -d 'Record names (with --query: <record-type> [<predicate>]).'
+complete -c ck -n '__ck_arg \'record delete\' 0+; and not __ck_flag --query' -x -a '(__ck_dynamic recordName)' -d 'Record names (with --query: <record-type> [<predicate>]).'
+complete -c ck -n '__ck_arg \'record delete\' 0; and __ck_flag --query' -x -a '(__ck_dynamic recordType)' -d 'Record type.'
 complete -c ck -n '__ck_arg \'asset\' 0' -a 'get' -d 'Write the bytes of a record\'s asset field to a file or stdout.'
 complete -c ck -n '__ck_at \'asset get\'' -l file -r -F -d 'Write the bytes to <path> (replaced atomically).'
 complete -c ck -n '__ck_at \'asset get\'' -l index -x -d 'Which asset of a LIST<ASSET> field (from 0).'
 complete -c ck -n '__ck_arg \'asset get\' 0' -x -a '(__ck_dynamic recordName)' -d 'Record name.'
 complete -c ck -n '__ck_arg \'asset get\' 1' -x -a '(__ck_dynamic field)' -d 'Asset field.'
 complete -c ck -n '__ck_at \'query\'' -l arg -x -d 'Value for the next %@, %K, %d or %f, typed like field values (2026-01-01T00:00:00Z, ref:note-1, location:37.33,-122.03, string[]:a,b) (repeatable).'
-complete -c ck -n '__ck_at \'query\'' -l sort -x -a '(__ck_dynamic field)' -d 'Sort by a field, descending with \'-\'; field@lat,lon sorts by distance (repeatable).'
+complete -c ck -n '__ck_at \'query\'' -l sort -x -a '(__ck_dynamic sortField)' -d 'Sort by a field, descending with \'-\'; field@lat,lon sorts by distance (repeatable).'
+complete -c ck -n '__ck_after \'query\' --sort' -x -a '(__ck_dynamic sortField)' -d 'Sort by a field, descending with \'-\'; field@lat,lon sorts by distance (repeatable).'
 complete -c ck -n '__ck_at \'query\'' -l limit -x -d 'Records per page, at most 200.'
 complete -c ck -n '__ck_at \'query\'' -l cursor -x -d 'Continue after the page that printed this cursor.'
 complete -c ck -n '__ck_at \'query\'' -l all -d 'Follow cursors to the last page.'
@@ -364,9 +387,10 @@ complete -c ck -n '__ck_arg \'subscription delete\' 0+' -x -a '(__ck_dynamic sub
 complete -c ck -n '__ck_arg \'notification\' 0' -a 'list' -d 'List this user\'s notifications, oldest first.'
 complete -c ck -n '__ck_arg \'notification\' 0' -a 'read' -d 'Mark notifications read (CKMarkNotificationsReadOperation).'
 complete -c ck -n '__ck_at \'notification list\'' -l unread -d 'Only notifications not marked read.'
-complete -c ck -n '__ck_at \'notification list\'' -l since -x -d 'Only notifications after this one.'
+complete -c ck -n '__ck_at \'notification list\'' -l since -x -a '(__ck_dynamic notification)' -d 'Only notifications after this one.'
 complete -c ck -n '__ck_at \'notification list\'' -l device -x -a '(__ck_dynamic device)' -d 'Only what this device receives: not the changes it made itself.'
 complete -c ck -n '__ck_at \'notification read\'' -l all -d 'Mark every notification read.'
+complete -c ck -n '__ck_arg \'notification read\' 0+' -x -a '(__ck_dynamic notification)' -d 'Notification ID.'
 complete -c ck -n '__ck_arg \'changes\' 0' -a 'zone' -d 'Records saved or deleted in a custom zone since a token.'
 complete -c ck -n '__ck_arg \'changes\' 0' -a 'database' -d 'Custom zones created, changed or deleted since a token.'
 complete -c ck -n '__ck_at \'changes zone\'' -l since -x -d 'Changes after this syncToken (from the previous call); omit to start from the beginning.'

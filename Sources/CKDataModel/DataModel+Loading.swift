@@ -73,13 +73,19 @@ extension DataModel {
         model.findings += swift.flatMap(\.findings) + resolver.findings + coreData.findings
         let cloud = coreData.configurations.filter(\.usedWithCloudKit)
         if !cloud.isEmpty { model.cloudKitConfigurationEntities = Set(cloud.flatMap(\.members)) }
-        var seen: [String: ModelLocation] = [:]
+        // Two entities with one name are one CD_ type. A Core Data mirror of a SwiftData model (same fields, same
+        // types) is how apps share a store between the two, and syncs: only entities that differ are an error.
+        var seen: [String: ModelEntity] = [:]
         for e in model.entities {
             if let first = seen[e.name] {
+                let differences = first.cloudKitDifferences(from: e)
+                guard !differences.isEmpty else { continue }
                 model.findings.append(ModelFinding(.error, "duplicate-entity", at: e.location, subject: e.name,
-                                                   summary: "a second entity named \(e.name) (the first is at \(first)); both would be CD_\(e.name)"))
+                                                   summary: "a second entity named \(e.name) (the first is at \(first.location)) differs from it: "
+                                                       + differences.joined(separator: "; ") + "; both would be CD_\(e.name)",
+                                                   fix: "declare \(e.name) once, or make both declare the same fields with the same types"))
             } else {
-                seen[e.name] = e.location
+                seen[e.name] = e
             }
         }
         if model.entities.isEmpty && !model.findings.contains(where: { $0.severity == .error }) {
@@ -103,5 +109,40 @@ extension DataModel {
         var synced = Set(names)
         for e in entities where synced.contains(root(of: e.name)) { synced.insert(e.name) }
         return synced
+    }
+}
+
+extension ModelEntity {
+    /// The CloudKit fields this entity gives its `CD_` type, by field name: the type, and what else changes the
+    /// record (encryption, an asset companion, a to-many relationship's destination, the parent entity).
+    var cloudKitShape: [String: String] {
+        var shape: [String: String] = [:]
+        for a in attributes {
+            guard let base = a.kind.fieldBase else { continue }
+            // A UUID or URI is a STRING with no CD_<name>_ckAsset companion under initializeCloudKitSchema.
+            let companion = a.kind.hasAssetCompanion || (base != .string && base != .bytes) ? "" : " without an asset companion"
+            shape["CD_" + a.name] = (a.isEncrypted ? "ENCRYPTED " : "") + base.schemaName + companion
+        }
+        for r in relationships {
+            shape["CD_" + r.name] = r.isToMany ? "a to-many relationship to \(r.destination)" : "STRING (a to-one relationship to \(r.destination))"
+        }
+        if let parent { shape["parent entity"] = parent }
+        return shape
+    }
+
+    /// How `other`, an entity of the same name, would make a different `CD_` type: one line per field that only
+    /// one declares or that the two type differently; empty when both make the same type.
+    func cloudKitDifferences(from other: ModelEntity) -> [String] {
+        let mine = cloudKitShape, theirs = other.cloudKitShape
+        var out: [String] = []
+        for key in Set(mine.keys).union(theirs.keys).sorted() {
+            switch (mine[key], theirs[key]) {
+            case let (a?, b?) where a != b: out.append("\(key) is \(b) here but \(a) there")
+            case (nil, let b?): out.append("\(key) (\(b)) only here")
+            case (let a?, nil): out.append("\(key) (\(a)) only there")
+            default: break
+            }
+        }
+        return out
     }
 }

@@ -7,6 +7,8 @@ import CKStorage
 extension CKDatabase {
     /// CloudKit's page size limit.
     public static let maxQueryResults = 200
+    /// CloudKit's reason for a query without filters on a type whose ___recordID is not QUERYABLE.
+    public static let notIndexableReason = "Type is not marked indexable"
 
     /// Parses and checks a query without running it: filters, sort and the indexes it needs.
     public func plan(_ request: QueryRequest) throws(CKError) -> QueryPlan {
@@ -85,7 +87,7 @@ extension CKDatabase {
         }
         if c.filters.isEmpty {
             if !indexed("___recordID", \.queryable) {
-                throw CKError(.invalidArguments, "Type is not marked indexable",
+                throw CKError(.invalidArguments, CKDatabase.notIndexableReason,
                               hint: "a query without filters needs a QUERYABLE index on ___recordID: " + hint("___recordID", "queryable"))
             }
             required.append(("___recordID", "QUERYABLE"))

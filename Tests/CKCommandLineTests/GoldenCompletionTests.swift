@@ -32,7 +32,7 @@ import Testing
 
     @Test func scriptsCoverTheTree() {
         let bash = CompletionRenderer.script(.bash)
-        #expect(bash.contains("'record') _ck_subs='save fetch delete'"))
+        #expect(bash.contains("'record') _ck_subs='save fetch list delete'"))
         #expect(bash.contains("*:--env|*:-e) _ck_words 'development production'"))
         #expect(bash.contains("_ck_dynamic recordType"))
         #expect(!bash.contains("__complete'"), "the hidden command is not offered")

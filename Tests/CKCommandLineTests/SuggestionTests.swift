@@ -23,7 +23,7 @@ import Testing
         #expect(h.run(["record", "fecth", "a"]) == 64)
         #expect(h.err.hasPrefix("ck: usage: unknown subcommand 'fecth' for 'ck record'; did you mean 'fetch'?\n"))
         #expect(h.run(["record", "frob"]) == 64)
-        #expect(h.err.hasPrefix("ck: usage: unknown subcommand 'frob' for 'ck record'; try one of: save, fetch, delete\n"))
+        #expect(h.err.hasPrefix("ck: usage: unknown subcommand 'frob' for 'ck record'; try one of: save, fetch, list, delete\n"))
     }
 
     @Test func unknownRecordTypesZonesAndFieldsSuggestTheCloseOne() throws {

@@ -18,6 +18,7 @@ import Testing
             "TOKEN=$(ck changes zone Notes -o plain | awk -F'\\t' '$1 == \"syncToken\" {print $2}')",
             "ck -z Notes record save Note title=Again",
         ],
+        "ck -z Notes record list": ["ck zone create Notes", "ck -z Notes record save Note title=Hi"],
         "ck completion zsh > ~/.zfunc/_ck": ["mkdir -p ~/.zfunc"],
         "ck completion fish > ~/.config/fish/completions/ck.fish": ["mkdir -p ~/.config/fish/completions"],
         "ck device save tablet Note --name n1 -z Notes title=Edited": ["ck zone create Notes"],

@@ -114,6 +114,65 @@ import Testing
                 == ["Item.swift:3:16", "error", "unique-constraint", "Item.code"])
     }
 
+    /// A Core Data mirror of a SwiftData model (as Xcode keeps one marked usedWithSwiftData).
+    static func mirror(count: String = "Integer 64", extra: String = "") -> String {
+        """
+        <?xml version="1.0" encoding="UTF-8" standalone="yes"?>
+        <model type="com.apple.IDECoreDataModeler.DataModel" documentVersion="1.0" usedWithSwiftData="YES">
+            <entity name="Note" representedClassName="Note" syncable="YES">
+                <attribute name="title" optional="YES" attributeType="String" defaultValueString=""/>
+                <attribute name="count" optional="YES" attributeType="\(count)" defaultValueString="0" usesScalarValueType="YES"/>
+                <attribute name="created" optional="YES" attributeType="Date" usesScalarValueType="NO"/>\(extra)
+            </entity>
+        </model>
+        """
+    }
+
+    /// Two declarations of one entity are one CD_ type: identical ones pass, ones that differ are named with how
+    /// they differ (docs/model.md §1, issue 27).
+    @Test func aCoreDataMirrorOfASwiftDataModelIsOneModel() throws {
+        let s = try Sandbox()
+        try FileManager.default.createDirectory(atPath: s.dir + "/Models/Notes.xcdatamodeld/Notes.xcdatamodel", withIntermediateDirectories: true)
+        try s.write("""
+            import SwiftData
+
+            @Model final class Note {
+                var title: String = ""
+                var count: Int = 0
+                var created: Date?
+                init() {}
+            }
+            """, to: "Models/Note.swift")
+        try s.write(Self.mirror(), to: "Models/Notes.xcdatamodeld/Notes.xcdatamodel/contents")
+        let same = try s.ck("model", "check", "Models", "-o", "table")
+        #expect(same.status == 0, "\(same.stdout)\(same.stderr)")
+        #expect(same.stdout == "No problems: 1 model in 2 files.\n")
+        let schema = try s.ck("model", "schema", "Models")
+        #expect(schema.status == 0, "\(schema.stderr)")
+        #expect(schema.stdout.hasPrefix("""
+            DEFINE SCHEMA
+
+                RECORD TYPE CD_Note (
+                    CD_count        INT64 QUERYABLE SORTABLE,
+                    CD_created      TIMESTAMP QUERYABLE SORTABLE,
+                    CD_entityName   STRING QUERYABLE SEARCHABLE SORTABLE,
+                    CD_title        STRING QUERYABLE SEARCHABLE SORTABLE,
+                    "___createTime" TIMESTAMP,
+            """), "\(schema.stdout)")
+
+        // A mirror that types count as Double and adds body would make another CD_Note: an error saying so.
+        try s.write(Self.mirror(count: "Double", extra: "\n        <attribute name=\"body\" optional=\"YES\" attributeType=\"String\"/>"),
+                    to: "Models/Notes.xcdatamodeld/Notes.xcdatamodel/contents")
+        let differs = try s.ck("model", "check", "Models", "-o", "table")
+        #expect(differs.status == 8)
+        #expect(differs.stdout == """
+            Models/Notes.xcdatamodeld/Notes.xcdatamodel/contents:3:5: error: a second entity named Note (the first is at Models/Note.swift:3:20) differs from it: CD_body (STRING) only here; CD_count is DOUBLE here but INT64 there; both would be CD_Note [duplicate-entity]
+              fix: declare Note once, or make both declare the same fields with the same types
+            1 error, 0 warnings: 1 model in 2 files.
+
+            """)
+    }
+
     @Test func unparseableFilesAreReportedAndTheRestIsStillChecked() throws {
         let s = try Sandbox()
         try FileManager.default.createDirectory(atPath: s.dir + "/App/Old.xcdatamodel", withIntermediateDirectories: true)

@@ -41,7 +41,7 @@ import Testing
         #expect(try s.ck("record", "save", "Task", "--name", "t1", "due=1").status == 0)
         #expect(try Self.bashComplete(["ck", "query", ""], sandbox: s, bash: bash) == ["Note", "Task"])
         #expect(try Self.bashComplete(["ck", "query", "N"], sandbox: s, bash: bash) == ["Note"])
-        #expect(try Self.bashComplete(["ck", "query", "Note", "--sort", ""], sandbox: s, bash: bash) == ["title"])
+        #expect(try Self.bashComplete(["ck", "query", "Note", "--sort", "t"], sandbox: s, bash: bash) == ["title"])
         #expect(try Self.bashComplete(["ck", "record", "delete", "n1", ""], sandbox: s, bash: bash) == ["n1", "t1"])
         // A field to set is offered as `title=`, ready for its value; an index can go on a system field too.
         #expect(try Self.bashComplete(["ck", "record", "save", "Note", ""], sandbox: s, bash: bash) == ["title="])
@@ -68,6 +68,57 @@ import Testing
         #expect(try Self.bashComplete(["ck", "sync", "iphone", "--conflicts", ""], sandbox: s, bash: bash) == ["local", "server"])
         try FileManager.default.createDirectory(atPath: s.dir + "/pages", withIntermediateDirectories: true)
         #expect(try Self.bashComplete(["ck", "man", "--dir", "pa"], sandbox: s, bash: bash) == ["pages"])
+    }
+
+    /// A store with two types (Note has a list field, which can't be sorted), a record of each and one notification.
+    static func contextStore() throws -> (Sandbox, notification: String) {
+        let s = try Sandbox()
+        #expect(try s.ck("record", "save", "Note", "--name", "n1", "title=Hi", "priority=2", "tags:string[]=a,b").status == 0)
+        #expect(try s.ck("record", "save", "Task", "--name", "t1", "due=1").status == 0)
+        #expect(try s.ck("subscription", "create", "database", "--id", "all").status == 0)
+        #expect(try s.ck("zone", "create", "Notes").status == 0)
+        #expect(try s.ck("-z", "Notes", "record", "save", "Note", "--name", "n2", "title=Yo").status == 0)
+        let ids = try s.ck("notification", "list", "-o", "name").stdout.split(separator: "\n").map(String.init)
+        #expect(ids.count == 1)
+        return (s, ids.first ?? "")
+    }
+
+    /// What Tab offers depends on the line: `--query` makes the first argument a record type; `--sort` offers the
+    /// sortable fields and system fields, also as `-field`; `notification read` offers notification IDs (issue 27).
+    @Test(RequiredTool.needed("bash")) func bashCompletesByContext() throws {
+        let bash = try RequiredTool.require("bash")
+        let (s, id) = try Self.contextStore()
+        #expect(try Self.bashComplete(["ck", "record", "delete", "--query", ""], sandbox: s, bash: bash) == ["Note", "Task"])
+        #expect(try Self.bashComplete(["ck", "record", "delete", "-y", "--query", "N"], sandbox: s, bash: bash) == ["Note"])
+        #expect(try Self.bashComplete(["ck", "record", "delete", "--query", "Note", ""], sandbox: s, bash: bash) == [])
+        #expect(try Self.bashComplete(["ck", "record", "delete", ""], sandbox: s, bash: bash) == ["n1", "t1"])
+        #expect(try Self.bashComplete(["ck", "query", "Note", "--sort", "-p"], sandbox: s, bash: bash) == ["-priority"])
+        #expect(try Self.bashComplete(["ck", "query", "Note", "--sort", "-"], sandbox: s, bash: bash)
+                == ["-priority", "-title", "-creationDate", "-modificationDate", "-recordName"])
+        #expect(try Self.bashComplete(["ck", "query", "Note", "--sort", ""], sandbox: s, bash: bash)
+                == ["priority", "title", "creationDate", "modificationDate", "recordName",
+                    "-priority", "-title", "-creationDate", "-modificationDate", "-recordName"])
+        #expect(try Self.bashComplete(["ck", "query", "Task", "--sort", "-d"], sandbox: s, bash: bash) == ["-due"])
+        #expect(try Self.bashComplete(["ck", "notification", "read", ""], sandbox: s, bash: bash) == [id])
+        #expect(try Self.bashComplete(["ck", "notification", "list", "--since", ""], sandbox: s, bash: bash) == [id])
+    }
+
+    @Test(RequiredTool.needed("zsh")) func zshCompletesByContext() throws {
+        let zsh = try RequiredTool.require("zsh")
+        let (s, id) = try Self.contextStore()
+        #expect(try Self.zshComplete(["ck", "record", "delete", "--query", ""], sandbox: s, zsh: zsh) == ["Note", "Task"])
+        #expect(try Self.zshComplete(["ck", "record", "delete", ""], sandbox: s, zsh: zsh) == ["n1", "t1"])
+        #expect(try Self.zshComplete(["ck", "query", "Note", "--sort", "-p"], sandbox: s, zsh: zsh) == ["-priority"])
+        #expect(try Self.zshComplete(["ck", "notification", "read", ""], sandbox: s, zsh: zsh) == [id])
+    }
+
+    @Test(RequiredTool.needed("fish")) func fishCompletesByContext() throws {
+        let fish = try RequiredTool.require("fish")
+        let (s, id) = try Self.contextStore()
+        #expect(try Self.fishComplete("ck record delete --query ", sandbox: s, fish: fish) == ["Note", "Task"])
+        #expect(try Self.fishComplete("ck record delete ", sandbox: s, fish: fish) == ["n1", "t1"])
+        #expect(try Self.fishComplete("ck query Note --sort -p", sandbox: s, fish: fish) == ["-priority"])
+        #expect(try Self.fishComplete("ck notification read ", sandbox: s, fish: fish) == [id])
     }
 
     @Test(RequiredTool.needed("zsh")) func zshScriptLoads() throws {
@@ -120,7 +171,7 @@ import Testing
         #expect(try s.ck("record", "save", "Note", "--name", "n1", "title=Hi").status == 0)
         #expect(try s.ck("record", "save", "Task", "--name", "t1", "due=1").status == 0)
         #expect(try Self.zshComplete(["ck", "query", ""], sandbox: s, zsh: zsh) == ["Note", "Task"])
-        #expect(try Self.zshComplete(["ck", "query", "Note", "--sort", ""], sandbox: s, zsh: zsh) == ["title"])
+        #expect(try Self.zshComplete(["ck", "query", "Note", "--sort", "t"], sandbox: s, zsh: zsh) == ["title"])
         #expect(try Self.zshComplete(["ck", "record", "save", "Note", ""], sandbox: s, zsh: zsh) == ["title="])
         #expect(try Self.zshComplete(["ck", "schema", "index", "Note", "___r"], sandbox: s, zsh: zsh) == ["___recordID"])
         #expect(try s.ck("zone", "create", "Notes").status == 0)

@@ -5,7 +5,7 @@ import CKCore
 /// it on first use (the README's first `ck record save` relies on that).
 extension CommandSpec {
     static let readOnlyPaths: Set<String> = [
-        "ck record fetch", "ck query", "ck asset get", "ck changes zone", "ck changes database", "ck export", "ck doctor",
+        "ck record fetch", "ck record list", "ck query", "ck asset get", "ck changes zone", "ck changes database", "ck export", "ck doctor",
         "ck container list", "ck container show", "ck zone list", "ck zone show", "ck schema show", "ck schema export",
         "ck schema validate", "ck schema diff", "ck subscription list", "ck subscription show", "ck notification list",
         "ck user list", "ck user show", "ck account status", "ck role list", "ck quota show", "ck fault list",

@@ -5,7 +5,7 @@ import CKCore
 enum CompletionCommand {
     static let spec = CommandSpec(
         "completion", summary: "Print a shell completion script for bash, zsh or fish.",
-        discussion: "The script completes commands, options and their values from the same command tree as --help. Containers, zones, record types, fields, record names, users, subscription IDs, devices, key-value keys and fault rule IDs come from the store: the script asks ck for them, honouring --data-dir, --container, --env, --db, --zone and --as on the line and the CK_ environment variables.",
+        discussion: "The script completes commands, options and their values from the same command tree as --help. Containers, zones, record types, fields, record names, users, subscription IDs, notification IDs, devices, key-value keys and fault rule IDs come from the store: the script asks ck for them, honouring --data-dir, --container, --env, --db, --zone and --as on the line and the CK_ environment variables.",
         arguments: [ArgumentSpec("shell", help: "bash, zsh or fish.", choices: CompletionRenderer.Shell.allCases.map(\.rawValue))],
         examples: [("source <(ck completion bash)", "Complete ck in the current bash."),
                    ("ck completion zsh > ~/.zfunc/_ck", "Install the zsh completion (after mkdir -p ~/.zfunc; ~/.zshrc needs fpath=(~/.zfunc $fpath) before compinit)."),
@@ -49,17 +49,24 @@ enum CompletionCommand {
             candidates = try inv.database().zones().map(\.zoneID.zoneName).filter { $0 != Names.defaultZoneName }
         case .recordType:
             candidates = try inv.container().schema(inv.environment()).recordTypes.keys.sorted()
-        case .field, .fieldAssignment, .indexField:
+        case .field, .fieldAssignment, .indexField, .sortField:
             let schema = try inv.container().schema(inv.environment())
             let types = type.map { [$0] } ?? Array(schema.recordTypes.keys)
             var fields = Set<String>()
             for t in types {
-                for f in schema.recordTypes[t]?.fields.keys ?? [:].keys where RecordTypeSchema.systemFields[f] == nil { fields.insert(f) }
+                for (f, field) in schema.recordTypes[t]?.fields ?? [:] where RecordTypeSchema.systemFields[f] == nil {
+                    // A sort takes only SORTABLE fields (development marks user fields so as they are created).
+                    if kind != .sortField || field.sortable { fields.insert(f) }
+                }
             }
             switch kind {
             case .fieldAssignment: candidates = fields.sorted().map { $0 + "=" }
             // The system fields take indexes too (errors ask for one on ___modTime, ___recordID, …).
             case .indexField: candidates = fields.sorted() + RecordTypeSchema.systemFields.keys.sorted()
+            // The system fields by the names a query sorts by (each needs its ___ index SORTABLE); '-' sorts descending.
+            case .sortField:
+                let names = fields.sorted() + ["creationDate", "modificationDate", "recordName"]
+                candidates = names + names.map { "-" + $0 }
             default: candidates = fields.sorted()
             }
         case .recordName:
@@ -78,6 +85,8 @@ enum CompletionCommand {
             candidates = try KeyValueStore(database: try inv.database()).entries().map(\.key)
         case .fault:
             candidates = try inv.container().faults(environment: inv.environment()).map(\.id)
+        case .notification:
+            candidates = try inv.database().notifications(unreadOnly: false, since: nil).suffix(recordNameLimit).map(\.notificationID)
         default:
             candidates = []
         }

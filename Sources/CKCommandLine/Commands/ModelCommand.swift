@@ -46,6 +46,12 @@ enum ModelCommand {
         return (model, try model.syncedEntities(models: names))
     }
 
+    /// Names once each, in order: a Core Data mirror of a SwiftData model is one model, not two.
+    static func distinct(_ names: [String]) -> [String] {
+        var seen = Set<String>()
+        return names.filter { seen.insert($0).inserted }
+    }
+
     static func mode(_ inv: Invocation) -> ModelSchemaMode {
         inv.parsed.value("mode").flatMap(ModelSchemaMode.init(rawValue:)) ?? .jit
     }

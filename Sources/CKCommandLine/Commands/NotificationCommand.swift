@@ -12,13 +12,13 @@ enum NotificationCommand {
         subcommands: [
             CommandSpec("list", summary: "List this user's notifications, oldest first.",
                         options: [OptionSpec("unread", help: "Only notifications not marked read."),
-                                  OptionSpec("since", value: "id", help: "Only notifications after this one."),
+                                  OptionSpec("since", value: "id", help: "Only notifications after this one.", completion: .notification),
                                   OptionSpec("device", value: "name",
                                              help: "Only what this device receives: not the changes it made itself.",
                                              completion: .device)],
                         run: list),
             CommandSpec("read", summary: "Mark notifications read (CKMarkNotificationsReadOperation).",
-                        arguments: [ArgumentSpec("id", help: "Notification ID.", optional: true, repeatable: true)],
+                        arguments: [ArgumentSpec("id", help: "Notification ID.", optional: true, repeatable: true, completion: .notification)],
                         options: [OptionSpec("all", help: "Mark every notification read.")],
                         run: read),
         ])

@@ -12,11 +12,14 @@ extension QueryCommand {
         /// The records json and table print at the end.
         private var all: [Record] = []
         private var cursor: String?
+        /// The option the note of more results names (`record list` goes on with --after).
+        var cursorOption = "--cursor"
 
-        init(keys: [String]?, database: CKDatabase, width: Int?) {
+        init(keys: [String]?, database: CKDatabase, width: Int?, cursorOption: String = "--cursor") {
             self.keys = keys
             self.database = database
             self.width = width
+            self.cursorOption = cursorOption
         }
 
         private func records(_ records: [Record], continuationMarker: String? = nil) -> RecordCommand.Records {
@@ -52,7 +55,7 @@ extension QueryCommand {
             case .table: end = records(all).rendered(as: .table)
             case .jsonl, .plain, .name: end = Rendered("")
             }
-            if let cursor { end.notes.append("more results: --cursor \(cursor)") }
+            if let cursor { end.notes.append("more results: \(cursorOption) \(cursor)") }
             return end
         }
     }

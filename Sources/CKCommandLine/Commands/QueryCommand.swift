@@ -7,7 +7,7 @@ enum QueryCommand {
         discussion: """
         The predicate is an NSPredicate format string in the subset CloudKit accepts (see 'ck help predicates'): comparisons, BETWEEN, IN, BEGINSWITH, list CONTAINS, ANY, self CONTAINS 'word' token search, distanceToLocation:fromLocation:, AND and NOT. No predicate means TRUEPREDICATE. What CloudKit refuses (OR, LIKE, ENDSWITH, …) is refused here, with the column and a hint.
 
-        Indexes are enforced as in CloudKit: filter fields must be QUERYABLE (SEARCHABLE for token search), sort fields SORTABLE, and a query without filters needs ___recordID QUERYABLE. Development indexes user fields automatically but never system fields.
+        Indexes are enforced as in CloudKit: filter fields must be QUERYABLE (SEARCHABLE for token search), sort fields SORTABLE, and a query without filters needs ___recordID QUERYABLE. Development indexes user fields automatically but never system fields. 'ck record list TYPE' lists a type's records without that index (ck's own listing, not a CloudKit request).
 
         Results come in pages of at most 200 records (default 100 on a terminal, 200 otherwise). When more match, the cursor is printed on stderr (or as continuationMarker with -o json): pass it to --cursor for the next page, or use --all.
 
@@ -17,7 +17,7 @@ enum QueryCommand {
                     ArgumentSpec("predicate", help: "NSPredicate format string (default TRUEPREDICATE).", optional: true)],
         options: [
             OptionSpec("arg", value: "value", help: "Value for the next %@, %K, %d or %f, typed like field values (2026-01-01T00:00:00Z, ref:note-1, location:37.33,-122.03, string[]:a,b) (repeatable).", repeatable: true),
-            OptionSpec("sort", value: "[-]field", help: "Sort by a field, descending with '-'; field@lat,lon sorts by distance (repeatable).", repeatable: true, completion: .field),
+            OptionSpec("sort", value: "[-]field", help: "Sort by a field, descending with '-'; field@lat,lon sorts by distance (repeatable).", repeatable: true, completion: .sortField),
             OptionSpec("limit", value: "n", help: "Records per page, at most 200.", rule: .integer(min: 1)),
             OptionSpec("cursor", value: "cursor", help: "Continue after the page that printed this cursor."),
             OptionSpec("all", help: "Follow cursors to the last page."),
@@ -93,7 +93,8 @@ enum QueryCommand {
         let firstPage = req.cursor == nil
         var found = 0
         repeat {
-            let page = try db.query(req, zone: inv.zone)
+            let page: QueryResult
+            do { page = try db.query(req, zone: inv.zone) } catch { throw listingHint(error, recordType: req.recordType) }
             found += page.records.count
             output.add(page)
             req.cursor = page.cursor
@@ -103,13 +104,23 @@ enum QueryCommand {
         return ExitCode.success
     }
 
+    /// CloudKit's rule stays, but a user who only wants to see a type's records without the ___recordID index is
+    /// told of ck's own listing.
+    static func listingHint(_ error: CKError, recordType: String) -> CKError {
+        guard error.reason == CKDatabase.notIndexableReason else { return error }
+        var e = error
+        e.hint = (e.hint.map { $0 + "; " } ?? "") + "or list them without the index: ck record list \(recordType) (ck's own listing, not a CloudKit query)"
+        return e
+    }
+
     /// After an empty answer: one line on stderr naming the other zones that hold records of the type, since a
     /// forgotten -z otherwise looks like "no such records" to a script. Best effort: stdout and the exit code stay.
-    static func noteOtherZones(_ recordType: String, db: CKDatabase, inv: Invocation) {
+    /// `zoneWide`: the command takes --zone-wide, so the note may offer it.
+    static func noteOtherZones(_ recordType: String, db: CKDatabase, inv: Invocation, zoneWide: Bool = true) {
         let asked = inv.zone
         guard let zones = try? db.zonesHolding(recordType), !zones.isEmpty, !zones.contains(asked) else { return }
         let these = zones.count == 1 ? "zone \(zones[0]) does" : "zones \(zones.joined(separator: ", ")) do"
-        let fix = zones.map { "-z \($0)" }.joined(separator: ", ") + (zones.count == 1 ? "" : " or --zone-wide")
+        let fix = zones.map { "-z \($0)" }.joined(separator: ", ") + (zones.count == 1 || !zoneWide ? "" : " or --zone-wide")
         inv.note("zone \(asked) holds no \(recordType) records; \(these): add \(fix)")
     }
 

@@ -3,11 +3,11 @@ import CKCore
 
 enum RecordCommand {
     static let spec = CommandSpec(
-        "record", summary: "Save, fetch and delete records.",
+        "record", summary: "Save, fetch, list and delete records.",
         discussion: "Records live in a zone of a database (--db, -z). Their JSON is the CloudKit Web Services record dictionary, so fixtures move between ck, cktool and Web Services clients.",
         examples: [("ck record save Note title=\"Hello CloudKit\"", "Save a new Note; in development the type and field are created just in time."),
                    ("ck record fetch note-1 -o json", "Fetch a record as JSON.")],
-        subcommands: [RecordSaveCommand.spec, RecordFetchCommand.spec, RecordDeleteCommand.spec])
+        subcommands: [RecordSaveCommand.spec, RecordFetchCommand.spec, RecordListCommand.spec, RecordDeleteCommand.spec])
 
     /// Prints the results of a save, fetch or delete in request order (see `Records`).
     static func printResults(_ results: [RecordResult], _ inv: Invocation, database: CKDatabase, keys: [String]? = nil) throws {

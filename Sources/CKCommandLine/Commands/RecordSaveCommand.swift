@@ -10,6 +10,8 @@ enum RecordSaveCommand {
         Saving a name that exists fails with serverRecordChanged (exit 4), as CloudKit's save of an existing record ID does, unless --if-tag names the server's current change tag or a --policy overwrites.
 
         --batch reads JSON Lines: each line a record dictionary ({"recordName", "recordType", "recordChangeTag", "fields", "parent"}) or a Web Services operation ({"operationType": "forceUpdate", "record": {…}}). CloudKit takes at most 200 operations and 2 MB of record data per request: larger inputs are sent as several requests (with --atomic they are refused with limitExceeded).
+
+        Ctrl-C during --batch stops it after the request in flight: ck says how many operations were saved and from which line the rest were not sent, and exits 130. Run again, the saved records fail as existing (serverRecordChanged); --policy changed-keys overwrites them with the file's values and saves the rest.
         """,
         arguments: [ArgumentSpec("record-type", help: "Record type (created just in time in development).", optional: true, completion: .recordType),
                     ArgumentSpec("field[:type]=value", help: "Field values to set.", optional: true, repeatable: true, completion: .fieldAssignment)],
@@ -213,14 +215,25 @@ enum RecordSaveCommand {
         } else if spans.count > 1 {
             inv.note("\(batch.count) operations: sending \(spans.count) requests of at most \(size) (CloudKit's limit per request)")
         }
-        let requests = spans.lazy.map { span -> [RecordOperation] in
-            span.map { i -> RecordOperation in
+        // After Ctrl-C no further request is taken: the one in flight completes and is reported.
+        let tally = Tally()
+        let requests = spans.lazy.prefix { _ in !Interrupt.isRequested }.map { span -> [RecordOperation] in
+            tally.sent = span.upperBound
+            return span.map { i -> RecordOperation in
                 do throws(CKError) { return try checked.operation(i, policy: policy, zone: inv.zone) } catch {
                     return RecordOperation.invalid(error, recordName: checked.place(i))
                 }
             }
         }
-        return try finish(db, requests: requests, inv: inv, total: batch.count, atomic: atomic, batch: true)
+        Interrupt.catchSIGINT()
+        let code: Int32
+        do {
+            code = try finish(db, requests: requests, inv: inv, total: batch.count, atomic: atomic, batch: true,
+                              policy: policy, tally: tally)
+        } catch let error as CKError where Interrupt.isRequested {
+            return interrupted(inv, batch: checked, tally: tally, failure: error)
+        }
+        return Interrupt.isRequested ? interrupted(inv, batch: checked, tally: tally, failure: nil) : code
     }
 
     /// Lines grouped into requests of at most 200 operations and 2 MB of JSON (the text is at least as long
@@ -275,7 +288,8 @@ enum RecordSaveCommand {
     /// Applies requests under one lock and prints their results once they are durable. A `batch` prints as a
     /// list; on a terminal (no -o, stdout a tty) it prints a summary and at most a page of rows.
     static func finish<S: Sequence>(_ db: CKDatabase, requests: S, inv: Invocation, total: Int, atomic: Bool = false,
-                                    batch: Bool = false, stagedAssets: [String: [UInt8]] = [:]) throws -> Int32 where S.Element == [RecordOperation] {
+                                    batch: Bool = false, stagedAssets: [String: [UInt8]] = [:], policy: SavePolicy? = nil,
+                                    tally: Tally? = nil) throws -> Int32 where S.Element == [RecordOperation] {
         var output = try inv.stream(Results(keys: RecordCommand.keys(inv), database: db, width: inv.terminal.width, batch: batch,
                                             page: batch && inv.onTerminal ? max(inv.terminal.height - 4, 5) : nil))
         var failures: [CKError.ItemFailure] = []
@@ -292,6 +306,7 @@ enum RecordSaveCommand {
                 done += result.results.count
                 progress.update(done)
                 failures += result.failures
+                tally?.applied += result.results.count - result.failures.count
                 output.add(result.results)
             }
         } catch {
@@ -302,11 +317,16 @@ enum RecordSaveCommand {
         progress.finish()
         output.finish()
         inv.release(held)
-        if let e = RecordCommand.failure(failures, total: total, verb: "save") {
+        if var e = RecordCommand.failure(failures, total: total, verb: "save") {
+            // A batch run again (after Ctrl-C, say) fails on every record it saved before: one hint, not one per record.
+            let existing = failures.filter { $0.error.serverErrorCode == "EXISTS" }.count
+            if batch && policy == nil && existing > 0 && total > 1 {
+                e.hint = "\(existing) record\(existing == 1 ? "" : "s") already exist\(existing == 1 ? "s" : "") (saved by an earlier run?); with --policy changed-keys the batch overwrites \(existing == 1 ? "it" : "them") with the file's values instead of failing"
+            }
             if failures.contains(where: { $0.error.code == .batchRequestFailed }) {
                 // As CloudKit answers an atomic request: partialFailure, whose items are the real failures and
                 // batchRequestFailed for the rest.
-                throw CKError(.partialFailure, "Failed to modify some records: \(failures.filter { $0.error.code != .batchRequestFailed }.count) of \(total) operations were rejected, so the atomic request applied none", items: failures)
+                throw CKError(.partialFailure, "Failed to modify some records: \(failures.filter { $0.error.code != .batchRequestFailed }.count) of \(total) operations were rejected, so the atomic request applied none", hint: e.hint, items: failures)
             }
             throw e
         }

@@ -22,8 +22,8 @@ public enum CompletionRenderer {
     }
 
     /// The kinds `ck __complete` answers from the store.
-    public static let dynamicKinds: [CompletionKind] = [.container, .zone, .customZone, .recordType, .field, .fieldAssignment, .indexField, .recordName, .user,
-                                                        .role, .subscription, .device, .kvKey, .fault]
+    public static let dynamicKinds: [CompletionKind] = [.container, .zone, .customZone, .recordType, .field, .fieldAssignment, .indexField, .sortField, .recordName, .user,
+                                                        .role, .subscription, .notification, .device, .kvKey, .fault]
 
     /// Global options whose values the scripts pass along to `ck __complete`.
     static let passedOptions: Set<String> = ["data-dir", "container", "env", "db", "zone", "as"]
@@ -81,6 +81,11 @@ public enum CompletionRenderer {
     }
 
     static func spellings(_ o: OptionSpec) -> [String] { ["--" + o.long] + (o.short.map { ["-\($0)"] } ?? []) }
+
+    /// The flags that change a command's positional arguments (`record delete --query`), with those arguments.
+    static func switches(_ c: CommandSpec) -> [(option: OptionSpec, arguments: [ArgumentSpec])] {
+        c.options.compactMap { o in o.positionals.map { (o, $0) } }
+    }
 
     /// Index of the argument naming a record type (for field completion), if the command has one.
     static func recordTypeIndex(_ c: CommandSpec) -> Int? { c.arguments.firstIndex { $0.completion == .recordType } }
@@ -146,17 +151,32 @@ public enum CompletionRenderer {
         s += "    esac\n}\n\n"
 
         s += "# Completes positional argument number $2 (from 0) of command path $1.\n"
+        s += "# A flag that changes the arguments (see OptionSpec.positionals) is looked for in _ck_flags, the flags on the line.\n"
         s += "_ck_positional() {\n    case \"$1\" in\n"
-        for c in all {
-            var branches: [String] = []
-            for (i, arg) in c.arguments.enumerated() {
-                guard let a = action(arg, root: root) else { continue }
+        func branches(_ arguments: [ArgumentSpec]) -> [String] {
+            arguments.enumerated().compactMap { (i, arg) in
+                guard let a = action(arg, root: root) else { return nil }
                 let test = arg.repeatable ? "$2 >= \(i)" : "$2 == \(i)"
-                branches.append("if (( \(test) )); then " + posixCall(a) + "; fi")
+                return "if (( \(test) )); then " + posixCall(a) + "; fi"
             }
-            guard !branches.isEmpty else { continue }
+        }
+        for c in all {
+            let own = branches(c.arguments)
+            let switched = switches(c).map { (flag: $0.option, branches: branches($0.arguments)) }
+            guard !own.isEmpty || !switched.isEmpty else { continue }
             s += "        \(quote(relativePath(c))))\n"
-            for b in branches { s += "            " + b + "\n" }
+            var indent = "            "
+            for (n, sw) in switched.enumerated() {
+                let test = spellings(sw.flag).map { "\" $_ck_flags \" == *\" \($0) \"*" }.map { "[[ \($0) ]]" }.joined(separator: " || ")
+                s += "            " + (n == 0 ? "if " : "elif ") + test + "; then\n"
+                for b in sw.branches { s += "                " + b + "\n" }
+            }
+            if !switched.isEmpty {
+                s += "            else\n"
+                indent = "                "
+            }
+            for b in own { s += indent + b + "\n" }
+            if !switched.isEmpty { s += "            fi\n" }
             s += "            ;;\n"
         }
         s += "    esac\n}\n"
@@ -202,7 +222,7 @@ public enum CompletionRenderer {
 
         _ck() {
             local cur="${COMP_WORDS[COMP_CWORD]}" _ck_prog="${COMP_WORDS[0]}"
-            local cmdpath="" w opt="" i dashdash=0 _ck_o _ck_rtype=""
+            local cmdpath="" w opt="" i dashdash=0 _ck_o _ck_rtype="" _ck_flags=""
             local _ck_subs _ck_opts _ck_vopts _ck_rt
             local -a _ck_pass=() pos=()
             COMPREPLY=()
@@ -219,7 +239,7 @@ public enum CompletionRenderer {
                 case "$w" in
                     --) dashdash=1 ;;
                     --*=*) _ck_keep "${w%%=*}" "${w#*=}" ;;
-                    -?*) _ck_needs_value "$w"; opt="$_ck_o" ;;
+                    -?*) _ck_needs_value "$w"; opt="$_ck_o"; _ck_flags+=" $w" ;;
                     *)
                         if ((${#pos[@]} == 0)) && [[ " $_ck_subs " == *" $w "* ]]; then
                             cmdpath="${cmdpath:+$cmdpath }$w"
@@ -315,7 +335,7 @@ public enum CompletionRenderer {
 
         _ck() {
             local cur="${words[CURRENT]}" _ck_prog="${words[1]}"
-            local cmdpath="" w opt="" i dashdash=0 _ck_o _ck_rtype=""
+            local cmdpath="" w opt="" i dashdash=0 _ck_o _ck_rtype="" _ck_flags=""
             local _ck_subs _ck_opts _ck_vopts _ck_rt
             local -a _ck_pass pos reply
             _ck_pass=()
@@ -332,7 +352,7 @@ public enum CompletionRenderer {
                 case "$w" in
                     --) dashdash=1 ;;
                     --*=*) _ck_keep "${w%%=*}" "${w#*=}" ;;
-                    -?*) _ck_needs_value "$w"; opt="$_ck_o" ;;
+                    -?*) _ck_needs_value "$w"; opt="$_ck_o"; _ck_flags+=" $w" ;;
                     *)
                         if ((${#pos} == 0)) && [[ " $_ck_subs " == *" $w "* ]]; then
                             cmdpath="${cmdpath:+$cmdpath }$w"
@@ -408,6 +428,7 @@ public enum CompletionRenderer {
         }
         s += "    end\nend\n"
         let passed = globals.filter { passedOptions.contains($0.long) }.flatMap(spellings).joined(separator: " ")
+        let typed = dynamicKinds.filter(\.takesRecordType).map(\.rawValue).joined(separator: " ")
         s += #"""
 
         function __ck_keep --description 'Keep a store-selecting option for __ck_dynamic'
@@ -423,6 +444,7 @@ public enum CompletionRenderer {
             set -g __ck_path ''
             set -g __ck_pos
             set -g __ck_pass
+            set -g __ck_flags
             set -g __ck_waiting ''
             set -l dashdash 0
             __ck_info ''
@@ -443,8 +465,10 @@ public enum CompletionRenderer {
                         set -l parts (string split -m 1 = -- $w)
                         __ck_keep $parts[1] $parts[2]
                     case '--*'
+                        set -a __ck_flags $w
                         contains -- $w $__ck_vopts; and set __ck_waiting $w
                     case '-?*'
+                        set -a __ck_flags $w
                         set -l n (string length -- $w)
                         for k in (seq 2 $n)
                             set -l c -(string sub -s $k -l 1 -- $w)
@@ -483,10 +507,20 @@ public enum CompletionRenderer {
             end
         end
 
+        function __ck_after --description 'Whether the line is at a ck command path and its last word is one of the given options'
+            __ck_at $argv[1]; or return 1
+            set -l tokens (commandline -opc)
+            contains -- $tokens[-1] $argv[2..-1]
+        end
+
+        function __ck_flag --description 'Whether a flag is on the line (after __ck_at or __ck_arg)'
+            contains -- $argv[1] $__ck_flags
+        end
+
         function __ck_dynamic --description 'Ask ck for candidates from the store'
             __ck_walk
             set -l args $argv
-            if contains -- $argv[1] field fieldAssignment indexField; and test -n "$__ck_rt"; and set -q __ck_pos[$__ck_rt]
+            if contains -- $argv[1] \#(typed); and test -n "$__ck_rt"; and set -q __ck_pos[$__ck_rt]
                 set -a args $__ck_pos[$__ck_rt]
             end
             command $__ck_prog $__ck_pass __complete $args 2>/dev/null
@@ -506,11 +540,29 @@ public enum CompletionRenderer {
             }
             for o in c.options where !o.hidden {
                 s += "complete -c ck -n \(at)" + fishOption(o) + "\n"
+                // fish completes a word starting with '-' as an option, never as the value an option waits for:
+                // a value that may start with '-' (`--sort -title`) gets a rule of its own after the option.
+                if o.completion == .sortField, let a = action(o) {
+                    let after = fishQuote("__ck_after " + quote(path) + " " + spellings(o).joined(separator: " "))
+                    s += "complete -c ck -n \(after) \(fishCall(a)) -d \(fishQuote(o.help))\n"
+                }
             }
-            for (i, arg) in c.arguments.enumerated() {
-                guard let a = action(arg, root: root) else { continue }
-                let cond = fishQuote("__ck_arg " + quote(path) + " " + String(i) + (arg.repeatable ? "+" : ""))
-                s += "complete -c ck -n \(cond) \(fishCall(a)) -d \(fishQuote(arg.help))\n"
+            // With a flag that changes the arguments on the line, its arguments; else the command's own.
+            let switched = switches(c)
+            let flagTests = switched.map { sw -> String in
+                let tests = spellings(sw.option).map { "__ck_flag " + $0 }
+                return tests.count == 1 ? tests[0] : "begin; " + tests.joined(separator: "; or ") + "; end"
+            }
+            func arguments(_ list: [ArgumentSpec], when extra: String) {
+                for (i, arg) in list.enumerated() {
+                    guard let a = action(arg, root: root) else { continue }
+                    let cond = fishQuote("__ck_arg " + quote(path) + " " + String(i) + (arg.repeatable ? "+" : "") + extra)
+                    s += "complete -c ck -n \(cond) \(fishCall(a)) -d \(fishQuote(arg.help))\n"
+                }
+            }
+            arguments(c.arguments, when: flagTests.map { "; and not " + $0 }.joined())
+            for (n, sw) in switched.enumerated() {
+                arguments(sw.arguments, when: flagTests.prefix(n).map { "; and not " + $0 }.joined() + "; and " + flagTests[n])
             }
         }
         for o in globals where !o.hidden {

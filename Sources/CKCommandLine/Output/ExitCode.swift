@@ -13,6 +13,8 @@ public enum ExitCode {
     public static let changeTokenExpired: Int32 = 9
     public static let partialFailure: Int32 = 10
     public static let usage: Int32 = 64
+    /// Ctrl-C (SIGINT) stopped the command, which said how far it got: 128 + 2, as a shell reports it.
+    public static let interrupted: Int32 = 130
 
     /// One row of the exit-code table: a code, what it means, and the CloudKit errors that end with it.
     struct Row {
@@ -52,6 +54,7 @@ public enum ExitCode {
         Row(changeTokenExpired, "change token expired", [.changeTokenExpired]),
         Row(partialFailure, "partial failure", [.partialFailure, .batchRequestFailed]),
         Row(usage, "usage error (as cktool)"),
+        Row(interrupted, "interrupted by Ctrl-C (a --batch says how many it saved)"),
     ]
 
     /// Each listed error's code, built once from `table`.

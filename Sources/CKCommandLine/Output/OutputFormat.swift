@@ -20,6 +20,7 @@ public enum OutputFormat: String, CaseIterable, Sendable {
         ("ck record fetch", "record names"),
         ("ck record delete", "record names deleted"),
         ("ck query", "record names"),
+        ("ck record list", "record names"),
         ("ck changes zone", "record names saved or deleted"),
         ("ck changes database", "zone names"),
         ("ck zone create", "the zone name"),

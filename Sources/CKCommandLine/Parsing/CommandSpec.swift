@@ -11,9 +11,13 @@ public enum CompletionKind: String, Sendable {
     case fieldAssignment
     /// A field name or one of the system fields (`___recordID`, …) an index can be put on.
     case indexField
+    /// A `--sort` value: the type's sortable fields and the system fields a query sorts by, each also as `-field`.
+    case sortField
+    /// A notification ID of the acting user.
+    case notification
 
     /// Kinds whose candidates depend on the record type named earlier on the line.
-    public var takesRecordType: Bool { self == .field || self == .fieldAssignment || self == .indexField }
+    public var takesRecordType: Bool { self == .field || self == .fieldAssignment || self == .indexField || self == .sortField }
 }
 
 /// What an option's value must be. The parser checks it, so a command reads a value already known to be valid.
@@ -73,9 +77,14 @@ public struct OptionSpec: Sendable {
     public var hidden = false
     /// What the value must be besides one of `choices`.
     public var rule: ValueRule = .text
+    /// For a flag that changes what the positional arguments are (`record delete --query <type>`): those
+    /// arguments, which completion offers instead of the command's own when the flag is on the line.
+    public var positionals: [ArgumentSpec]? = nil
 
     public init(_ long: String, short: Character? = nil, value: String? = nil, help: String, repeatable: Bool = false,
-                choices: [String] = [], completion: CompletionKind = .none, hidden: Bool = false, rule: ValueRule = .text) {
+                choices: [String] = [], completion: CompletionKind = .none, hidden: Bool = false, rule: ValueRule = .text,
+                positionals: [ArgumentSpec]? = nil) {
+        self.positionals = positionals
         self.long = long
         self.short = short
         self.valueName = value
