@@ -38,6 +38,7 @@ extension Device {
     public func save(recordType: String, recordName: String? = nil, zone: String,
                      fields: [String: FieldValue?]) throws(CKError) -> LocalRecord {
         try Device.checkSyncZone(zone)
+        try refuseNearMiss(zone: zone)
         try Names.validateRecordType(recordType)
         let name = recordName ?? UUID().uuidString
         try Names.validateRecordName(name)
@@ -128,6 +129,20 @@ extension Device {
         case .list(let b, let items): return .list(b, items.map { withAction($0, action) })
         default: return v
         }
+    }
+
+    /// Refuses an edit in a zone neither the device nor the server knows when its name is a near miss of one they do
+    /// (`-z notes` beside Notes): the next sync would create a second zone instead of editing the one meant.
+    package func refuseNearMiss(zone: String) throws(CKError) {
+        let local = try knownZones()
+        if local.contains(zone) { return }
+        // The server's zones as the device's user sees them; offline (or refused), the device's own zones decide.
+        let server = ((try? database.zones()) ?? []).map(\.zoneID.zoneName)
+        if server.contains(zone) { return }
+        let close = Names.nearMisses(of: zone, among: local + server)
+        guard !close.isEmpty else { return }
+        throw Names.nearMissError(.zoneNotFound, what: "zone", name: zone, place: "in the private database of user '\(database.user)'",
+                                  close: close, create: "ck zone create \(zone)")
     }
 
     /// Devices sync custom zones only: the default zone has no change feed in CloudKit.
