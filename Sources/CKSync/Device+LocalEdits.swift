@@ -1,6 +1,7 @@
 import Foundation
 import CKFiles
 import CKModel
+import CKServer
 
 extension Device {
     /// Records on the device (server copies with pending edits on top), in one zone or all, by zone and name.
@@ -134,7 +135,11 @@ extension Device {
     /// Refuses an edit in a zone neither the device nor the server knows when its name is a near miss of one they do
     /// (`-z notes` beside Notes): the next sync would create a second zone instead of editing the one meant.
     package func refuseNearMiss(zone: String) throws(CKError) {
-        let local = try knownZones()
+        try Device.refuseNearMiss(zone: zone, database: database, local: try knownZones())
+    }
+
+    /// The same check for a device not made yet (`local` zones: none), so a refused edit leaves no device behind.
+    package static func refuseNearMiss(zone: String, database: CKDatabase, local: [String] = []) throws(CKError) {
         if local.contains(zone) { return }
         // The server's zones as the device's user sees them; offline (or refused), the device's own zones decide.
         let server = ((try? database.zones()) ?? []).map(\.zoneID.zoneName)
