@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import CKModel
 
 /// Names that create things (docs/cli.md): a user, device, container or zone name that does not exist and differs
 /// from an existing one only in case or by one edit is refused with a "did you mean" instead of being created on
@@ -174,5 +175,23 @@ import Testing
         #expect(token.stderr.contains("user 'alcie' does not exist in container iCloud.ck.default"))
         #expect(try s.ck("serve", "token", "list", "-o", "plain").stdout.isEmpty)
         #expect(try s.ck("serve", "token", "create", "--as", "alice").status == 0)
+    }
+
+    @Test func aServerActingAsANearMissUserRefusesItsRequests() throws {
+        let s = try Sandbox()
+        #expect(try s.ck("--as", "alice", "zone", "create", "Notes").status == 0)
+        let server = try ServeProcess(s, arguments: ["--no-auth", "--as", "ALICE"])
+        let zones = "/database/1/iCloud.ck.default/development/private/zones/list"
+        let r = try server.post(zones, json: "{}")
+        #expect(r.status == 404, "\(r.text)")
+        #expect(r.json["serverErrorCode"] == .string("NOT_FOUND"))
+        #expect(r.json["reason"]?.stringValue?.contains("user 'ALICE' does not exist in container iCloud.ck.default") == true, "\(r.text)")
+        server.stop()
+        #expect(try listed(s, "user", "list") == ["alice"])
+        // The real name is served.
+        let right = try ServeProcess(s, arguments: ["--no-auth", "--as", "alice"])
+        let ok = try right.post(zones, json: "{}")
+        #expect(ok.status == 200, "\(ok.text)")
+        #expect(ok.text.contains("\"Notes\""))
     }
 }
