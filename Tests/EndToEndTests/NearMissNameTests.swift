@@ -27,9 +27,10 @@ import CKModel
             hint: did you mean 'alice'? To make a new user 'alcie' anyway, 'ck user create alcie'
 
             """)
-        // Case only, on a read and on a write; and setting the account status, which lists a user too.
+        // Case only, on a read and on a write; and setting the account status or a quota, which list a user too.
         for args in [["--as", "ALICE", "zone", "list"], ["--as", "ALICE", "record", "fetch", "n1"],
-                     ["--as", "Alice", "record", "save", "Note", "title=x"], ["account", "set", "noAccount", "--as", "alicd"]] {
+                     ["--as", "Alice", "record", "save", "Note", "title=x"], ["account", "set", "noAccount", "--as", "alicd"],
+                     ["quota", "set", "1MB", "--as", "alicee"]] {
             let r = try s.run(args)
             #expect(r.status == 3, "\(args): \(r.stderr)")
             #expect(r.stderr.contains("did you mean 'alice'?"), "\(args): \(r.stderr)")
