@@ -57,12 +57,12 @@ function __ck_info --description 'Subcommands, options taking a value and record
         case 'p:sync'
             set -a __ck_vopts --conflicts --max-wait
         case 'p:device'
-            set -g __ck_subs list show records save remove delete
+            set -g __ck_subs list create show records save remove delete
         case 'p:device save'
             set -a __ck_vopts --name --unset
             set -g __ck_rt 2
         case 'p:user'
-            set -g __ck_subs list show
+            set -g __ck_subs list show create
         case 'p:account'
             set -g __ck_subs status set
         case 'p:role'
@@ -262,7 +262,7 @@ complete -c ck -n '__ck_arg \'\' 0' -a 'notification' -d 'List notifications and
 complete -c ck -n '__ck_arg \'\' 0' -a 'changes' -d 'Fetch what changed in a zone or a database since a change token.'
 complete -c ck -n '__ck_arg \'\' 0' -a 'sync' -d 'Sync an emulated device with the server: push its edits, then pull.'
 complete -c ck -n '__ck_arg \'\' 0' -a 'device' -d 'List, show, edit offline and delete emulated sync devices.'
-complete -c ck -n '__ck_arg \'\' 0' -a 'user' -d 'List and show the container\'s iCloud users.'
+complete -c ck -n '__ck_arg \'\' 0' -a 'user' -d 'List, show and create the container\'s iCloud users.'
 complete -c ck -n '__ck_arg \'\' 0' -a 'account' -d 'Show or set a user\'s iCloud account status.'
 complete -c ck -n '__ck_arg \'\' 0' -a 'role' -d 'Assign custom security roles to users.'
 complete -c ck -n '__ck_arg \'\' 0' -a 'quota' -d 'Set and show storage quotas.'
@@ -404,6 +404,7 @@ complete -c ck -n '__ck_at \'sync\'' -l max-wait -x -d 'Most seconds to wait in 
 complete -c ck -n '__ck_at \'sync\'' -l no-retry -d 'Stop at the first retryable error (exit 5, with the wait in the message).'
 complete -c ck -n '__ck_arg \'sync\' 0' -x -a '(__ck_dynamic device)' -d 'Device name: letters, digits, \'-\', \'_\', \'.\'.'
 complete -c ck -n '__ck_arg \'device\' 0' -a 'list' -d 'List the acting user\'s devices.'
+complete -c ck -n '__ck_arg \'device\' 0' -a 'create' -d 'Create a device (even one whose name is close to another device\'s).'
 complete -c ck -n '__ck_arg \'device\' 0' -a 'show' -d 'Show a device: user, tokens, pending edits, last sync.'
 complete -c ck -n '__ck_arg \'device\' 0' -a 'records' -d 'List a device\'s records, pending edits marked (all zones, or -z).'
 complete -c ck -n '__ck_arg \'device\' 0' -a 'save' -d 'Save a record on a device only; \'ck sync\' pushes it.'
@@ -422,6 +423,7 @@ complete -c ck -n '__ck_at \'device delete\'' -l yes -s y -d 'Do not ask for con
 complete -c ck -n '__ck_arg \'device delete\' 0' -x -a '(__ck_dynamic device)' -d 'Device name: letters, digits, \'-\', \'_\', \'.\'.'
 complete -c ck -n '__ck_arg \'user\' 0' -a 'list' -d 'List the users of the container.'
 complete -c ck -n '__ck_arg \'user\' 0' -a 'show' -d 'Show one user (default: the acting user).'
+complete -c ck -n '__ck_arg \'user\' 0' -a 'create' -d 'List a new user of the container (even one whose name is close to a listed user\'s).'
 complete -c ck -n '__ck_arg \'user show\' 0' -x -a '(__ck_dynamic user)' -d 'User name (default: the acting user).'
 complete -c ck -n '__ck_arg \'account\' 0' -a 'status' -d 'Show the acting user\'s account status.'
 complete -c ck -n '__ck_arg \'account\' 0' -a 'set' -d 'Set the acting user\'s account status.'

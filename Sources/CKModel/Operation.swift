@@ -14,7 +14,7 @@ public enum OperationKind: String, CaseIterable, Sendable {
     // Developer and administrator work: run as the declared developer caller, to whom client rules don't apply.
     case storeInit, containerCreate, containerUse, containerDelete, containerList
     case schemaRead, schemaImport, schemaDeploy, schemaReset, schemaIndexes
-    case userList, accountStatusSet, roleSet, quotaSet
+    case userList, userCreate, accountStatusSet, roleSet, quotaSet
     case faultList, faultAdd, faultClear
     case garbageCollect, doctorCheck, doctorRepair
     case serveAuthRead, webTokenCreate, webTokenRevoke, serverKeyAdd, serverKeyRemove
@@ -24,7 +24,7 @@ public enum OperationKind: String, CaseIterable, Sendable {
         switch self {
         case .recordModify, .assetUpload, .zoneCreate, .zoneDelete, .zonePurge, .subscriptionSave, .subscriptionDelete, .notificationRead, .fixturesImport,
              .keyValueWrite, .storeInit, .containerCreate, .containerUse, .containerDelete, .schemaImport, .schemaDeploy, .schemaReset,
-             .schemaIndexes, .accountStatusSet, .roleSet, .quotaSet, .faultAdd, .faultClear, .garbageCollect, .doctorRepair,
+             .schemaIndexes, .userCreate, .accountStatusSet, .roleSet, .quotaSet, .faultAdd, .faultClear, .garbageCollect, .doctorRepair,
              .webTokenCreate, .webTokenRevoke, .serverKeyAdd, .serverKeyRemove:
             return true
         default: return false
@@ -35,7 +35,7 @@ public enum OperationKind: String, CaseIterable, Sendable {
     public var isDeveloperWork: Bool {
         switch self {
         case .storeInit, .containerCreate, .containerUse, .containerDelete, .containerList, .schemaRead, .schemaImport, .schemaDeploy,
-             .schemaReset, .schemaIndexes, .userList, .accountStatusSet, .roleSet, .quotaSet, .faultList, .faultAdd, .faultClear,
+             .schemaReset, .schemaIndexes, .userList, .userCreate, .accountStatusSet, .roleSet, .quotaSet, .faultList, .faultAdd, .faultClear,
              .garbageCollect, .doctorCheck, .doctorRepair, .serveAuthRead, .webTokenCreate, .webTokenRevoke, .serverKeyAdd,
              .serverKeyRemove:
             return true
@@ -85,6 +85,7 @@ public enum OperationKind: String, CaseIterable, Sendable {
         case .schemaReset: return "the development environment can't be reset"
         case .schemaIndexes: return "indexes can't be changed"
         case .userList: return "users can't be listed"
+        case .userCreate: return "users can't be created"
         case .accountStatusSet: return "account states can't be changed"
         case .roleSet: return "roles can't be changed"
         case .quotaSet: return "quotas can't be changed"

@@ -90,6 +90,23 @@ extension CKContainer {
         try store.perform(.userList, container: identifier) { () throws(CKError) in try usersBody() }
     }
 
+    /// Lists a user explicitly, even one whose name is a near miss of a listed user's (`createUserBody`); true when
+    /// this call listed it.
+    @discardableResult
+    public func createUser(_ name: String) throws(CKError) -> Bool {
+        try store.perform(.userCreate, container: identifier) { () throws(CKError) in try createUserBody(name) }
+    }
+
+    /// The user named `name` if the container lists it, nil for a name it never met; throws for a name it never met
+    /// that is a near miss of a listed one (see `Names.isNearMiss`).
+    public func resolveUser(_ name: String) throws(CKError) -> ContainerUser? {
+        try Names.validateUserName(name)
+        let info = try info()
+        if let u = user(named: name, in: info) { return u }
+        try refuseNearMiss(user: name, in: info)
+        return nil
+    }
+
     /// Sets a user's iCloud account status (`setAccountStatusBody`).
     public func setAccountStatus(_ status: AccountStatus, of user: String) throws(CKError) {
         try store.perform(.accountStatusSet, container: identifier) { () throws(CKError) in try setAccountStatusBody(status, of: user) }

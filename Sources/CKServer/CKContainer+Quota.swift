@@ -24,6 +24,8 @@ extension CKContainer {
             return
         }
         try Names.validateUserName(user)
+        // A quota for a typo of a listed user would list a new, empty user.
+        try refuseNearMiss(user: user, in: try info())
         try updateUser(user, create: true) { (u) throws(CKError) in u["quota"] = value }
     }
 

@@ -26,6 +26,8 @@ extension CKContainer {
     public func createWebAuthToken(user: String, lifetime: Int64? = nil) throws(CKError) -> WebAuthToken {
         try store.perform(.webTokenCreate, container: identifier, validate: { () throws(CKError) in
             try Names.validateUserName(user)
+            // A token for a typo of a listed user would act as a new, empty user.
+            try refuseNearMiss(user: user, in: try info())
         }) { () throws(CKError) in
             try updateServeAuth { (auth) throws(CKError) -> WebAuthToken in
                 var rng = SystemRandomNumberGenerator()
@@ -84,6 +86,7 @@ extension CKContainer {
     public func addServerKey(name: String, publicKey: String, user: String, environment: Environment? = nil) throws(CKError) -> ServerKey {
         try store.perform(.serverKeyAdd, container: identifier, validate: { () throws(CKError) in
             try Names.validateUserName(user)
+            try refuseNearMiss(user: user, in: try info())
             try CKContainer.validateKeyName(name)
         }) { () throws(CKError) in
             try updateServeAuth { (auth) throws(CKError) -> ServerKey in

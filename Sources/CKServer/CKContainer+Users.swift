@@ -44,9 +44,11 @@ extension CKContainer {
         return try user(named: name)?.accountStatus ?? .available
     }
 
-    /// Sets a user's account status, listing the user first if the container never met it.
+    /// Sets a user's account status, listing the user first if the container never met it (unless the name is a
+    /// near miss of a listed user).
     package func setAccountStatusBody(_ status: AccountStatus, of user: String) throws(CKError) {
         try Names.validateUserName(user)
+        try refuseNearMiss(user: user, in: try info())
         try updateUser(user, create: true) { (u) throws(CKError) in u["accountStatus"] = .string(status.rawValue) }
     }
 
@@ -80,6 +82,28 @@ extension CKContainer {
             throw CKError(.unknownItem, "role '\(Names.describe(role))' is not in the \(environment.rawValue) schema (\(known))",
                           hint: "add 'CREATE ROLE \(role);' to the schema and import it (ck schema import)")
         }
+    }
+
+    /// Refuses to meet `name` for the first time when it is a near miss of a user the container lists (`--as alcie`
+    /// beside alice): a typo would otherwise act as a new user with an empty private database.
+    package func refuseNearMiss(user name: String, in info: JSON) throws(CKError) {
+        let users = info["users"]?.objectValue ?? [:]
+        guard users[name] == nil else { return }
+        let close = Names.nearMisses(of: name, among: Array(users.keys))
+        guard !close.isEmpty else { return }
+        throw Names.nearMissError(.unknownItem, what: "user", name: name, place: "in container \(identifier)", close: close,
+                                  create: "ck user create \(name)")
+    }
+
+    /// Lists a user explicitly, even one whose name is a near miss of another's; true when this call listed it.
+    package func createUserBody(_ name: String) throws(CKError) -> Bool {
+        try Names.validateUserName(name)
+        var created = false
+        try updateInfo { (o) throws(CKError) in
+            created = o["users"]?[name] == nil
+            try updateUser(name, in: &o, create: true) { (_) throws(CKError) in }
+        }
+        return created
     }
 
     /// Records a user in container.json the first time it is met.

@@ -33,7 +33,8 @@ extension CKStore {
     public func importFixtures(intoNewContainer id: String, _ doc: JSON, into environment: Environment, as caller: Caller,
                                allUsers: Bool, replace: Bool, label: String,
                                progress: (Int, Int) -> Void = { _, _ in }) throws(CKError) -> FixtureSummary {
-        try perform(.containerCreate, container: id, environment: environment) { () throws(CKError) in
+        try perform(.containerCreate, container: id, environment: environment,
+                    validate: { () throws(CKError) in try refuseNearMiss(container: id) }) { () throws(CKError) in
             try importFixturesBody(intoNewContainer: id, doc, into: environment, as: caller, allUsers: allUsers, replace: replace,
                                    label: label, progress: progress)
         }

@@ -149,6 +149,7 @@ public final class CKStore: Sendable {
     /// true when this call created it.
     package func ensureContainerBody(_ id: String) throws(CKError) -> Bool {
         if files.hasContainer(id) { return false }
+        try refuseNearMiss(container: id)
         do { try createContainerBody(id) } catch {
             // Another process created it first.
             if error.code == .serverRecordChanged { return false }
@@ -174,9 +175,21 @@ public final class CKStore: Sendable {
         // Checked before the lookup: an ID with '/' or '..' would name a directory outside the store.
         try Names.validateContainerID(id)
         guard files.hasContainer(id) else {
+            let close = Names.nearMisses(of: id, among: files.containerIDs()).map { "'\($0)'" }.joined(separator: " or ")
             throw CKError(.badContainer, "container '\(id)' does not exist in \(root)",
-                          hint: "create it with 'ck container create \(id)' or list them with 'ck container list'")
+                          hint: (close.isEmpty ? "" : "did you mean \(close)? Or ")
+                              + "create it with 'ck container create \(id)' or list them with 'ck container list'")
         }
+    }
+
+    /// Refuses to create a container implicitly (cktool's --container-id, an import) when its identifier is a near
+    /// miss of one the store has: `iCloud.com.exmaple.app` beside `iCloud.com.example.app` is a typo.
+    package func refuseNearMiss(container id: String) throws(CKError) {
+        guard !files.hasContainer(id) else { return }
+        let close = Names.nearMisses(of: id, among: files.containerIDs())
+        guard !close.isEmpty else { return }
+        throw Names.nearMissError(.badContainer, what: "container", name: id, place: "in \(root)", close: close,
+                                  create: "ck container create \(id)")
     }
 
     /// Deletes a container and all its data; if it was current, another container (if any) becomes current.

@@ -1,6 +1,7 @@
 import Foundation
 import CKFiles
 import CKModel
+import CKServer
 
 extension Device {
     /// Records on the device (server copies with pending edits on top), in one zone or all, by zone and name.
@@ -38,6 +39,7 @@ extension Device {
     public func save(recordType: String, recordName: String? = nil, zone: String,
                      fields: [String: FieldValue?]) throws(CKError) -> LocalRecord {
         try Device.checkSyncZone(zone)
+        try refuseNearMiss(zone: zone)
         try Names.validateRecordType(recordType)
         let name = recordName ?? UUID().uuidString
         try Names.validateRecordName(name)
@@ -128,6 +130,24 @@ extension Device {
         case .list(let b, let items): return .list(b, items.map { withAction($0, action) })
         default: return v
         }
+    }
+
+    /// Refuses an edit in a zone neither the device nor the server knows when its name is a near miss of one they do
+    /// (`-z notes` beside Notes): the next sync would create a second zone instead of editing the one meant.
+    package func refuseNearMiss(zone: String) throws(CKError) {
+        try Device.refuseNearMiss(zone: zone, database: database, local: try knownZones())
+    }
+
+    /// The same check for a device not made yet (`local` zones: none), so a refused edit leaves no device behind.
+    package static func refuseNearMiss(zone: String, database: CKDatabase, local: [String] = []) throws(CKError) {
+        if local.contains(zone) { return }
+        // The server's zones as the device's user sees them; offline (or refused), the device's own zones decide.
+        let server = ((try? database.zones()) ?? []).map(\.zoneID.zoneName)
+        if server.contains(zone) { return }
+        let close = Names.nearMisses(of: zone, among: local + server)
+        guard !close.isEmpty else { return }
+        throw Names.nearMissError(.zoneNotFound, what: "zone", name: zone, place: "in the private database of user '\(database.user)'",
+                                  close: close, create: "ck zone create \(zone)")
     }
 
     /// Devices sync custom zones only: the default zone has no change feed in CloudKit.

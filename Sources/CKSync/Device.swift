@@ -42,8 +42,20 @@ public final class Device {
         return FileIO.exists(directory(for: db) + "/" + name + ".sqlite")
     }
 
-    /// Opens a device of the database's user; with `create`, makes it on first use (ck needs no set-up).
+    /// Opens a device of the database's user; with `create`, makes it on first use (ck needs no set-up), unless its
+    /// name is a near miss of one of the user's devices (`ck sync MAC` beside mac), or the user's name is a near miss.
     public static func open(_ name: String, database db: CKDatabase, create: Bool = true) throws(CKError) -> Device {
+        try open(name, database: db, create: create, explicitly: false)
+    }
+
+    /// Makes a device of the database's user, even one whose name is a near miss of another's, or opens it if it
+    /// exists; `created` says which.
+    public static func create(_ name: String, database db: CKDatabase) throws(CKError) -> (device: Device, created: Bool) {
+        let existed = try exists(name, for: db)
+        return (try open(name, database: db, create: true, explicitly: true), !existed)
+    }
+
+    private static func open(_ name: String, database db: CKDatabase, create: Bool, explicitly: Bool) throws(CKError) -> Device {
         try Names.validateDeviceName(name)
         guard db.scope == .private else {
             throw CKError.invalid("devices sync the private database, not \(db.scope.rawValue)",
@@ -53,10 +65,18 @@ public final class Device {
         let path = dir + "/" + name + ".sqlite"
         let existed = FileIO.exists(path)
         if !existed {
+            let close = Names.nearMisses(of: name, among: names(for: db))
             guard create else {
                 throw CKError(.unknownItem, "no device '\(name)' for user '\(db.user)' in \(db.container.identifier) (\(db.environment.rawValue))",
-                              hint: "'ck sync \(name)' creates it; 'ck device list' shows the devices")
+                              hint: (close.isEmpty ? "" : "did you mean \(close.map { "'\($0)'" }.joined(separator: " or "))? ")
+                                  + "'ck sync \(name)' creates it; 'ck device list' shows the devices")
             }
+            if !explicitly, !close.isEmpty {
+                throw Names.nearMissError(.unknownItem, what: "device", name: name, place: "for user '\(db.user)' in \(db.container.identifier)",
+                                          close: close, create: "ck device create \(name)")
+            }
+            // The user first: a device of a mistyped user would be a file under a user that does not exist.
+            if let user = db.caller.userName { _ = try db.container.resolveUser(user) }
             try FileIO.makeDirectory(dir)
         }
         let conn: SQLiteConnection

@@ -110,6 +110,7 @@ import CKTestSupport
         _ = try c.schemaDiff()
         _ = try c.deploySchema()
         _ = try c.users()
+        #expect(try c.createUser("carol"))
         try c.setAccountStatus(.available, of: "default")
         #expect(try c.setRole("Editor", of: "default", held: true, environment: .development))
         try c.setQuota(1_000_000, user: "default")

@@ -6,12 +6,14 @@ enum DeviceCommand {
 
     static let spec = CommandSpec(
         "device", summary: "List, show, edit offline and delete emulated sync devices.",
-        discussion: "A device is a client replica of the acting user's private database (--as, -c, -e), kept in its own SQLite file under the store's devices/ directory; 'ck sync <device>' creates it. Its records are the server copies it last fetched with its own pending edits on top. 'ck device save' and 'ck device remove' edit a device offline; the next 'ck sync' pushes the edits. Devices are client state: 'ck export' leaves them out.",
+        discussion: "A device is a client replica of the acting user's private database (--as, -c, -e), kept in its own SQLite file under the store's devices/ directory; 'ck sync <device>' creates it, unless its name differs from one of the user's devices only in case or by one letter (a typo: 'ck device create NAME' makes such a device on purpose). Its records are the server copies it last fetched with its own pending edits on top. 'ck device save' and 'ck device remove' edit a device offline; the next 'ck sync' pushes the edits. Devices are client state: 'ck export' leaves them out.",
         examples: [("ck device save tablet Note --name n2 -z Notes title=Offline", "Edit on tablet without touching the server."),
                    ("ck device records tablet -z Notes", "What tablet shows, pending edits marked."),
                    ("ck sync tablet", "Push the edit, pull the rest.")],
         subcommands: [
             CommandSpec("list", summary: "List the acting user's devices.", run: list),
+            CommandSpec("create", summary: "Create a device (even one whose name is close to another device's).",
+                        arguments: [ArgumentSpec("device", help: "Device name.")], run: create),
             CommandSpec("show", summary: "Show a device: user, tokens, pending edits, last sync.",
                         arguments: [deviceArgument], run: show),
             DeviceRecordsCommand.records, DeviceRecordsCommand.save, DeviceRecordsCommand.remove,
@@ -27,6 +29,14 @@ enum DeviceCommand {
         var devices: [Show] = []
         for n in Device.names(for: db) { devices.append(Show(info: try Device.open(n, database: db, create: false).info())) }
         try inv.emit(List(devices: devices, user: db.user, width: inv.terminal.width))
+        return ExitCode.success
+    }
+
+    static func create(_ inv: Invocation) throws -> Int32 {
+        let name = try inv.single("device name")
+        let (device, created) = try Device.create(name, database: try inv.database())
+        if !created { inv.note("device '\(name)' already exists; it is left as it is") }
+        try inv.emit(Show(info: try device.info()))
         return ExitCode.success
     }
 

@@ -67,6 +67,9 @@ enum DeviceRecordsCommand {
         guard inv.positionals.count >= 2 else { throw UsageError("expected a device name and a record type", command: inv.command.path) }
         // The zone first: a refused edit does not leave a new device behind.
         let zone = try syncZone(inv)
+        // A near-miss zone is refused before a new device is made for the edit.
+        let db = try inv.database()
+        if let name = inv.positionals.first, try !Device.exists(name, for: db) { try Device.refuseNearMiss(zone: zone, database: db) }
         let d = try device(inv, create: true)
         let type = inv.positionals[1]
         var fields: [String: FieldValue?] = [:]

@@ -37,6 +37,8 @@ extension CKDatabase {
         // met is available).
         let info = try container.info()
         let known = caller.userName.flatMap { container.user(named: $0, in: info) }
+        // A name the container never met that is a near miss of one it lists is a typo, not a new user.
+        if let name = caller.userName, known == nil { try container.refuseNearMiss(user: name, in: info) }
         let status = caller.isAnonymous ? AccountStatus.noAccount : known?.accountStatus ?? .available
         let roles = known?.roles[environment] ?? []
         let result = try env.locked(exclusive: kind.writes) { () throws(CKError) -> T in
