@@ -6,7 +6,10 @@ threads, one keep-alive connection each, a fixed number of requests, loopback on
 RECORDS `Note` records, then measures requests/s and the cost per request of
 
   - the floor:                 GET / on http-floor
-  - ck serve's own cost:       GET /_ck/nothing (a 404 in CloudKit's error shape: no store work at all)
+  - ck serve's own cost:       GET /_ck/nothing (a 404 in CloudKit's error shape, decided by routing alone and
+                               answered on the event loop, as every such answer is)
+  - the hand-off to a worker:  GET /_ck/requests?after=<huge> (a route that runs on a worker, as every request that
+                               may touch the store does, and answers an empty page: the hand-off and little else)
   - records/lookup of one:     POST /database/1/<container>/development/private/records/lookup on `ck serve --no-auth`
   - records/query of a page:   POST …/records/query (100 records, TRUEPREDICATE sorted by ___createTime)
   - records/modify of one:     POST …/records/modify (a forceUpdate of one record: every request is a write)
@@ -166,6 +169,9 @@ def main(argv: list[str]) -> int:
         nothing = load(loader, port, a.clients, a.requests, "GET", "/_ck/nothing")
         nothing["note"] = "every answer a 404, as meant"
         rows["ck serve: GET /_ck/nothing (404, no store)"] = nothing
+        # The same, plus the hand-off to a worker thread and back that every store request takes.
+        rows["ck serve: GET /_ck/requests (worker)"] = load(loader, port, a.clients, a.requests, "GET",
+                                                            "/_ck/requests?after=999999999999")
         rows["ck serve: GET /_ck/health"] = load(loader, port, a.clients, a.requests, "GET", "/_ck/health")
         for label, target, body in (("ck serve: records/lookup, 1 record", f"{base}/lookup", lookup),
                                     ("ck serve: records/query, 100 records", f"{base}/query", query),
