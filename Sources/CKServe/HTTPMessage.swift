@@ -6,13 +6,19 @@ public struct HTTPRequest: Sendable {
     /// The method in capitals: GET, POST, OPTIONS, …
     public var method: String
     /// The request target exactly as sent, query string included (the S2S signature covers it unchanged).
-    public var target: String
+    public var target: String {
+        didSet { (path, query) = HTTPRequest.split(target) }
+    }
     /// Header names and values in the order received.
     public var headers: [(name: String, value: String)]
     /// The body's bytes as received.
     public var body: [UInt8]
     /// The peer's address, for the request log.
     public var peer: String
+    /// The path: the target up to `?`, percent-decoding left to the router.
+    public private(set) var path: String
+    /// The query string's parameters, percent-decoded (`+` is a space); a repeated name keeps its first value.
+    public private(set) var query: [String: String]
 
     public init(method: String, target: String, headers: [(name: String, value: String)] = [], body: [UInt8] = [], peer: String = "") {
         self.method = method
@@ -20,27 +26,22 @@ public struct HTTPRequest: Sendable {
         self.headers = headers
         self.body = body
         self.peer = peer
+        (path, query) = HTTPRequest.split(target)
     }
 
-    /// The path: the target up to `?`, percent-decoding left to the router.
-    public var path: String {
-        // Searched as bytes: a Character search walks grapheme clusters, and this runs several times a request.
-        guard let q = target.utf8.firstIndex(of: UInt8(ascii: "?")) else { return target }
-        return String(target[..<q])
-    }
-
-    /// The query string's parameters, percent-decoded (`+` is a space); a repeated name keeps its first value.
-    public var query: [String: String] {
+    /// A target's path and query parameters, found once: routes read them several times a request.
+    private static func split(_ target: String) -> (path: String, query: [String: String]) {
         let utf8 = target.utf8
-        guard let q = utf8.firstIndex(of: UInt8(ascii: "?")) else { return [:] }
-        var out: [String: String] = [:]
+        // Searched as bytes: a Character search walks grapheme clusters.
+        guard let q = utf8.firstIndex(of: UInt8(ascii: "?")) else { return (target, [:]) }
+        var query: [String: String] = [:]
         for pair in utf8[utf8.index(after: q)...].split(separator: UInt8(ascii: "&")) {
             let eq = pair.firstIndex(of: UInt8(ascii: "="))
             guard let name = HTTPRequest.percentDecoded(bytes: pair[..<(eq ?? pair.endIndex)]) else { continue }
             let value = eq.map { HTTPRequest.percentDecoded(bytes: pair[pair.index(after: $0)...]) ?? "" } ?? ""
-            if out[name] == nil { out[name] = value }
+            if query[name] == nil { query[name] = value }
         }
-        return out
+        return (String(target[..<q]), query)
     }
 
     /// The first header of that name, compared without case.
