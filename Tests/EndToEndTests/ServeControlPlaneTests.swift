@@ -192,6 +192,11 @@ import CKModel
             #expect(refused(r, 400, "BAD_REQUEST"), "\(rule): \(r.text)")
             #expect(r.json["reason"]?.stringValue?.hasPrefix(start) == true, "\(rule): \(r.text)")
         }
+        // The refused value is echoed as written: a whole number as one.
+        #expect(try server.post("/_ck/faults", json: #"{"error": "zoneBusy", "times": 0}"#).json["reason"]
+                == .string("times: expected a whole number of at least 1, not 0"))
+        #expect(try server.post("/_ck/faults", json: #"{"error": "zoneBusy", "times": 1.5}"#).json["reason"]
+                == .string("times: expected a whole number of at least 1, not 1.5"))
         let wrongError = try server.post("/_ck/faults", json: #"{"error": "notAuthenticated", "retryAfter": 1}"#)
         #expect(wrongError.status == 400, "retryAfter fits retryable errors only: \(wrongError.text)")
         #expect(try server.get("/_ck/faults").json["faults"] == .array([]))

@@ -46,7 +46,9 @@ extension FaultRule {
         func whole(_ key: String, min: Int) throws(CKError) -> Int? {
             guard let d = try number(key) else { return nil }
             guard d == d.rounded(), d >= Double(min), d <= 1e15 else {
-                throw CKError.invalid("\(key): expected a whole number of at least \(min), not \(JSON.double(d).serialized())")
+                // A whole number is echoed as one (0, not 0.0): the value the user wrote.
+                let shown = d == d.rounded() && abs(d) < 1e15 ? String(Int64(d)) : JSON.double(d).serialized()
+                throw CKError.invalid("\(key): expected a whole number of at least \(min), not \(shown)")
             }
             return Int(d)
         }
