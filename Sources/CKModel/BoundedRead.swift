@@ -1,7 +1,7 @@
 import Glibc
 
 /// The limits under which ck reads what a user gives it (a file argument, stdin, an `@file` value), and the one
-/// reader that keeps to them. Each is stated in docs/cli.md §"Input limits".
+/// reader that keeps to them. Each is stated in docs/cli.md §4.1.
 package enum InputLimit {
     /// A record's data, assets excluded (Web Services Data Size Limits: 1 MB).
     package static let record = 1_048_576

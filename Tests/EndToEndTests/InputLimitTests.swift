@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 // Every input a user gives ck (a file argument, stdin, an `@file` value) is read under its documented limit
-// (docs/cli.md §12): an endless source such as /dev/zero is refused with limitExceeded (exit 8) naming the limit,
+// (docs/cli.md §4.1): an endless source such as /dev/zero is refused with limitExceeded (exit 8) naming the limit,
 // after reading at most the limit, and the store is left as it was. On the old code these runs never ended.
 
 @Suite struct InputLimitTests {
