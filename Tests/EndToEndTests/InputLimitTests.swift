@@ -127,6 +127,8 @@ import Testing
         // An asset takes at most 50 MB; a BYTES value can't pass the record's 1 MB.
         Self.expectRefused(try s.ck("record", "save", "Note", "--name", "a1", "f:asset=@/dev/zero"), naming: "52428800 bytes (50 MB)", "f:asset=@/dev/zero")
         Self.expectRefused(try s.ck("record", "save", "Note", "--name", "a1", "b:bytes=@/dev/zero"), naming: "1048576 bytes (1 MB)", "b:bytes=@/dev/zero")
+        Self.expectRefused(try s.ck("record", "save", "Note", "--name", "a1", "--fields-json", #"{"pic": {"value": "k", "type": "assetType"}}"#,
+                                    "--asset-file", "k=/dev/zero"), naming: "50 MB", "--asset-file k=/dev/zero")
         #expect(Self.snapshot(s) == before)
     }
 
