@@ -17,6 +17,7 @@ public struct FileSource: Sendable {
         readUpTo = nil
     }
 
+    /// A source that can also read under a limit (`readUpTo`), so a large or endless file is never held whole.
     package init(read: @escaping @Sendable (_ file: String, _ path: String) throws(CKError) -> [UInt8],
                  size: @escaping @Sendable (_ file: String) -> Int64?,
                  readUpTo: (@Sendable (_ file: String, _ path: String, _ limit: Int, _ limitName: String) throws(CKError) -> [UInt8])?) {
