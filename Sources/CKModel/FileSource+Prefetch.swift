@@ -23,7 +23,9 @@ extension FileSource {
         for name in names where found[name] == nil {
             let s = size(name)
             if let s, s > Asset.maxSize { continue }
-            if let bytes = try? self.read(name, "@" + name) { found[name] = (bytes, s) }
+            if let bytes = try? self.read(name, "@" + name, limit: Int(Asset.maxSize), limitName: "CloudKit's limit for an asset file") {
+                found[name] = (bytes, s)
+            }
         }
         guard !found.isEmpty else { return self }
         let read = found
@@ -31,6 +33,14 @@ extension FileSource {
         return FileSource(read: { (file: String, path: String) throws(CKError) -> [UInt8] in
             if let hit = read[file] { return hit.bytes }
             return try later.read(file, path)
-        }, size: { file in read[file].map { $0.size ?? Int64($0.bytes.count) } ?? later.size(file) })
+        }, size: { file in read[file].map { $0.size ?? Int64($0.bytes.count) } ?? later.size(file) },
+        readUpTo: { (file: String, path: String, limit: Int, limitName: String) throws(CKError) -> [UInt8] in
+            // A file read ahead under the asset limit still meets the caller's own (smaller) limit.
+            if let hit = read[file] {
+                if hit.bytes.count > limit { throw BoundedRead.tooLarge("\(path): file '\(file)'", limit: limit, limitName: limitName) }
+                return hit.bytes
+            }
+            return try later.read(file, path, limit: limit, limitName: limitName)
+        })
     }
 }

@@ -161,6 +161,7 @@ extension KVValue {
             field = ValueParser.inferType(text)
         }
         var parser = ValueParser(files: files)
+        parser.bytesLimit = (KVLimits.maxValueBytes, "the key-value store's limit for one value")
         switch try parser.parse(text, as: field, path: place) {
         case .string(let s): return .string(s)
         case .int64(let i): return .integer(i)

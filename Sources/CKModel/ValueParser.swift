@@ -6,6 +6,9 @@ public struct ValueParser {
     public private(set) var stagedAssets: [String: [UInt8]] = [:]
     /// Where `@file` values are read from: the caller's side, never the server's.
     public var files: FileSource
+    /// The most bytes a BYTES `@file` may hold, and the limit's name: a record's (its data can't pass 1 MB),
+    /// or the key-value store's for `ck kv set`.
+    package var bytesLimit = (bytes: InputLimit.record, name: "CloudKit's limit for a record's data")
 
     public init(files: FileSource = .directory(FileManager.default.currentDirectoryPath)) {
         self.files = files
@@ -84,7 +87,9 @@ public struct ValueParser {
             }
             return .timestamp(ms)
         case .bytes:
-            if text.hasPrefix("@") { return .bytes(try readFile(String(text.dropFirst()), path: path)) }
+            if text.hasPrefix("@") {
+                return .bytes(try files.read(String(text.dropFirst()), path, limit: bytesLimit.bytes, limitName: bytesLimit.name))
+            }
             guard let d = Data(base64Encoded: text) else {
                 throw CKError.invalid("\(path): not valid base64", hint: "give bytes as base64, or @file to read a file")
             }
@@ -99,7 +104,7 @@ public struct ValueParser {
             if let size = files.size(file), size > Asset.maxSize {
                 throw Asset.tooLarge(path, size: size)
             }
-            let bytes = try readFile(file, path: path)
+            let bytes = try files.read(file, path, limit: Int(Asset.maxSize), limitName: "CloudKit's limit for an asset file")
             let hash = SHA256.hex(bytes)
             stagedAssets[hash] = bytes
             // CloudKit keeps no file name: only the bytes, their checksum and their size.

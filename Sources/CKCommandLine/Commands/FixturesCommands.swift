@@ -28,7 +28,7 @@ enum FixturesCommands {
     /// Parses a fixtures file argument ('-' for stdin); returns the document and the label errors name it by.
     static func readDocument(_ inv: Invocation, _ file: String) throws -> (JSON, String) {
         let label = file == "-" ? "<stdin>" : file
-        do { return (try JSON.parse(utf8: try inv.readInput(file, what: "the fixtures document (JSON)")), label) } catch let e as JSONParseError {
+        do { return (try JSON.parse(utf8: try inv.readInput(file, what: "the fixtures document (JSON)", limit: InputLimit.document, limitName: "the most ck reads for a fixtures document")), label) } catch let e as JSONParseError {
             throw CKError(.invalidArguments, "\(label):\(e.line):\(e.column): invalid JSON: \(e.message)", hint: "nothing was imported")
         }
     }

@@ -196,11 +196,16 @@ final class Invocation {
     /// A note on stderr, silenced by -q.
     func note(_ s: String) { if !quiet { terminal.writeErr("ck: " + s + "\n") } }
 
-    /// Standard input, whole. On a terminal it first says what it waits for and how to end it: a silent wait
-    /// looks like a hang.
-    func readStdin(_ what: String) -> [UInt8] {
+    /// Standard input, up to `limit` bytes (more is refused with limitExceeded naming `limitName`; so is a line
+    /// over `lineLimit`). On a terminal it first says what it waits for and how to end it: a silent wait looks like a hang.
+    func readStdin(_ what: String, limit: Int, limitName: String, lineLimit: Int? = nil) throws(CKError) -> [UInt8] {
         if terminal.stdinIsTTY { note("reading \(what) from the terminal; end it with Ctrl-D at the start of a line (Ctrl-C cancels)") }
-        return terminal.readStdin()
+        if let fd = terminal.stdinDescriptor {
+            return try BoundedRead.read(fd: fd, input: "<stdin>", limit: limit, limitName: limitName, lineLimit: lineLimit)
+        }
+        let bytes = terminal.readStdin()
+        try BoundedRead.check(bytes, input: "<stdin>", limit: limit, limitName: limitName, lineLimit: lineLimit)
+        return bytes
     }
 
     /// Asks on a terminal; elsewhere the answer is yes (scripts pass -y anyway).
@@ -230,9 +235,10 @@ final class Invocation {
         note("wrote \(file)")
     }
 
-    /// Reads a file argument; `-` is stdin.
-    func readInput(_ path: String, what: String = "the input") throws -> [UInt8] {
-        if path == "-" { return readStdin(what) }
+    /// Reads a file argument (`-` is stdin) under `limit` bytes and, when given, lines of `lineLimit`: more is
+    /// refused with limitExceeded naming `limitName`, having read no more than the limit and one chunk.
+    func readInput(_ path: String, what: String = "the input", limit: Int, limitName: String, lineLimit: Int? = nil) throws -> [UInt8] {
+        if path == "-" { return try readStdin(what, limit: limit, limitName: limitName, lineLimit: lineLimit) }
         let full = path.hasPrefix("/") ? path : terminal.workingDirectory + "/" + path
         var isDir: ObjCBool = false
         if FileManager.default.fileExists(atPath: full, isDirectory: &isDir), isDir.boolValue {
@@ -241,6 +247,6 @@ final class Invocation {
         let fd = open(full, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw CKError(.invalidArguments, "cannot read file '\(path)': \(String(cString: strerror(errno)))") }
         defer { close(fd) }
-        return readAll(fd: fd)
+        return try BoundedRead.read(fd: fd, input: path, limit: limit, limitName: limitName, lineLimit: lineLimit)
     }
 }

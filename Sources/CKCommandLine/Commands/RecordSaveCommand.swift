@@ -115,8 +115,8 @@ enum RecordSaveCommand {
     static func jsonFields(_ inv: Invocation, assetOption: String = "asset-file") throws -> [String: FieldInput] {
         var sources: [(String, [UInt8])] = []
         if let j = inv.parsed.value("fields-json") { sources.append(("--fields-json", Array(j.utf8))) }
-        if let f = inv.parsed.value("fields-file") { sources.append((f, try inv.readInput(f))) }
-        if inv.parsed.flag("fields-stdin") { sources.append(("<stdin>", inv.readStdin("the fields (one JSON object)"))) }
+        if let f = inv.parsed.value("fields-file") { sources.append((f, try inv.readInput(f, limit: InputLimit.recordJSON, limitName: InputLimit.recordJSONName))) }
+        if inv.parsed.flag("fields-stdin") { sources.append(("<stdin>", try inv.readStdin("the fields (one JSON object)", limit: InputLimit.recordJSON, limitName: InputLimit.recordJSONName))) }
         guard sources.count <= 1 else {
             throw UsageError("give fields with one of --fields-json, --fields-file, --fields-stdin", command: inv.command.path)
         }
@@ -188,7 +188,8 @@ enum RecordSaveCommand {
             let what = stray.isEmpty ? "a record type or fields" : stray.map { "--" + $0 }.joined(separator: ", ")
             throw UsageError("--batch takes its records from the file, so \(what) cannot be given on the command line (each line carries its own recordName, recordChangeTag and fields)", command: inv.command.path)
         }
-        var batch = RecordBatch(bytes: try inv.readInput(file, what: "the batch (one JSON request a line)"), label: file == "-" ? "<stdin>" : file)
+        var batch = RecordBatch(bytes: try inv.readInput(file, what: "the batch (one JSON request a line)", limit: InputLimit.document,
+                                                           limitName: "the most ck reads for a batch file", lineLimit: InputLimit.recordJSON), label: file == "-" ? "<stdin>" : file)
         let explicit = inv.parsed.flag("atomic")
         let atomic = try RecordCommand.atomic(inv)
         if explicit && batch.count > CKDatabase.maxOperationsPerRequest {

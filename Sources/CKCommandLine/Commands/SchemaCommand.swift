@@ -62,7 +62,7 @@ enum SchemaCommand {
 
     /// Reads and parses a schema file ('-' for stdin); returns the schema, its label and its text.
     static func readSchema(path: String, _ inv: Invocation) throws -> (Schema, String, String) {
-        let bytes = try inv.readInput(path, what: "the schema (.ckdb)")
+        let bytes = try inv.readInput(path, what: "the schema (.ckdb)", limit: InputLimit.text, limitName: "the most ck reads for a schema file")
         let label = path == "-" ? "<stdin>" : path
         guard let text = String(validating: bytes, as: UTF8.self) else {
             throw CKError(.invalidArguments, "\(label): not UTF-8 text")

@@ -28,7 +28,7 @@ enum ServeKeyCommand {
             throw UsageError("--public-key FILE is required: a PEM public key ('openssl ec -in eckey.pem -pubout -out public.pem')", command: inv.command.path)
         }
         let label = file == "-" ? "<stdin>" : file
-        guard let pem = String(validating: try inv.readInput(file, what: "the public key (PEM)"), as: UTF8.self) else {
+        guard let pem = String(validating: try inv.readInput(file, what: "the public key (PEM)", limit: InputLimit.text, limitName: "the most ck reads for a key file"), as: UTF8.self) else {
             throw CKError(.invalidArguments, "\(label): not a PEM file (not UTF-8 text)")
         }
         if let problem = SignatureVerifier.publicKeyProblem(pem) {

@@ -10,6 +10,8 @@ public struct Terminal: @unchecked Sendable {
     public var writeOutBytes: ([UInt8]) -> Void
     public var writeErr: (String) -> Void
     public var readStdin: () -> [UInt8]
+    /// Standard input's descriptor when it is the process's own: read under a limit there, never whole.
+    public var stdinDescriptor: Int32? = nil
     public var readLine: () -> String?
     public var stdoutIsTTY: Bool
     public var stderrIsTTY: Bool
@@ -47,6 +49,7 @@ public struct Terminal: @unchecked Sendable {
             environment: processEnvironment(),
             workingDirectory: currentDirectory())
         t.writeOutBytes = { StreamWriter.stdout.write(bytes: $0) }
+        t.stdinDescriptor = 0
         var size = winsize()
         if t.stdoutIsTTY, ioctl(1, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 {
             t.columns = Int(size.ws_col)
