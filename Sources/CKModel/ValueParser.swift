@@ -112,8 +112,6 @@ public struct ValueParser {
         }
     }
 
-    package func readFile(_ file: String, path: String) throws(CKError) -> [UInt8] { try files.read(file, path) }
-
     /// `recordName[@zone]`.
     public static func reference(_ text: String, action: Reference.Action, path: String) throws(CKError) -> Reference {
         var name = text
