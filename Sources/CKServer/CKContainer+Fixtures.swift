@@ -12,6 +12,8 @@ public struct FixtureSummary: Sendable {
     public var subscriptions: Int
     /// Users' key-value stores.
     public var keyValueStores: Int = 0
+    /// Public records already there that the caller may not delete (its roles lack WRITE), kept by `--replace`.
+    public var kept: Int = 0
 }
 
 /// Fixtures: one JSON document per environment — schema, users, zones, records (Web Services shape) and
@@ -216,8 +218,25 @@ extension CKContainer {
             // Public records are created as the caller: the document's grants must let it.
             // (The operation runs in the private database, so the public records are checked with the public gate.)
             let gate = state.gate.scoped(to: .public)
+            // A caller replaces only the public records it may delete: the others (another creator's, when the
+            // type grants WRITE to _creator) stay, judged by the grants in force now, not the document's.
+            var kept: [Record] = []
+            let publicDB = database(.public, environment: environment, caller: caller)
+            let publicLog = env.logPath(database: .public, zone: publicDB.zoneID(Names.defaultZoneName))
+            if !allUsers {
+                let current = try env.readSchema()
+                let live = CKDatabase.fold(try env.readLog(publicLog).entries)
+                kept = live.keys.sorted().compactMap { live[$0] }.filter { gate.writeRefusal($0, schema: current) != nil }
+            }
+            let keptNames = Dictionary(kept.map { ($0.recordName, $0) }) { a, _ in a }
             let denied = records.enumerated().compactMap { (i, item) -> CKError.ItemFailure? in
-                guard item.0 == .public, let refusal = gate.createRefusal(type: item.1.recordType, schema: schema) else { return nil }
+                guard item.0 == .public else { return nil }
+                if let other = keptNames[item.1.recordName] {
+                    return .init(id: "$.records[\(i)]", error: CKError(.permissionFailure,
+                        "public record '\(other.recordName)' was created by \(other.created.userRecordName), and the acting \(caller.description) may not replace it",
+                        serverErrorCode: "ACCESS_DENIED"))
+                }
+                guard let refusal = gate.createRefusal(type: item.1.recordType, schema: schema) else { return nil }
                 return .init(id: "$.records[\(i)]", error: refusal)
             }
             if !denied.isEmpty {
@@ -236,6 +255,16 @@ extension CKContainer {
                 throw CKError(.serverRecordChanged, "the \(environment.rawValue) environment of \(identifier) already has records or zones",
                               serverErrorCode: "EXISTS", hint: "pass --replace to replace everything in it")
             }
+            // A caller's import stays within its quotas, measured by the quota stage's own budget, as its saves
+            // would; the administrator's load is not counted (docs/quotas.md).
+            if !allUsers {
+                if let budget = try db.quotaBudget(catalog: state.catalog, info: state.info) {
+                    try budget.admitReplacement(by: records.filter { $0.0 == .private }.map(\.1))
+                }
+                if let budget = try publicDB.quotaBudget(catalog: state.catalog, info: state.info) {
+                    try budget.admitReplacement(by: kept + records.filter { $0.0 == .public }.map(\.1))
+                }
+            }
             // Zones this import replaces go through the effects stage's bookkeeping: the database change feed
             // reports them deleted, so devices toss their copies.
             if replace { try db.recordDropped(myZones, catalog: &catalog) }
@@ -246,6 +275,14 @@ extension CKContainer {
             }
             var byLog: [String: [LogEntry]] = [:]
             var order: [String] = []
+            // Kept records go into the new public log as they are, change tags included.
+            for r in kept {
+                let path = env.relative(publicLog)
+                if byLog[path] == nil { order.append(path) }
+                seq += 1
+                byLog[path, default: []].append(.save(seq: seq, record: r))
+                if let n = Int64(r.changeTag, radix: 36) { seq = max(seq, n) }
+            }
             for (i, (db, given)) in records.enumerated() {
                 var r = given
                 let path = env.relative(env.logPath(database: db, zone: r.zoneID))
@@ -286,7 +323,7 @@ extension CKContainer {
             replacement.subscriptions = file
             state.changes.append(.replaceEnvironment(replacement))
             return FixtureSummary(zones: zones.count, records: records.count, assets: assets.count, users: users.count,
-                                  subscriptions: subscriptions.count, keyValueStores: keyValueStores.count)
+                                  subscriptions: subscriptions.count, keyValueStores: keyValueStores.count, kept: kept.count)
         }
         for (name, _) in users { try register(user: name) }
         return summary

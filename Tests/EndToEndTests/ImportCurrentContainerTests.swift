@@ -6,7 +6,7 @@ import Testing
 /// container is honoured; and the piped summary labels every count.
 @Suite struct ImportCurrentContainerTests {
     /// What a piped import of ZoneHintTests.fixtures prints: one `name<TAB>count` row per count, as in the JSON.
-    static let summary = "records\t3\nzones\t1\nassets\t0\nusers\t0\nsubscriptions\t0\nkeyValueStores\t0\n"
+    static let summary = "records\t3\nzones\t1\nassets\t0\nusers\t0\nsubscriptions\t0\nkeyValueStores\t0\nkept\t0\n"
 
     @Test func aFreshStoreMakesTheImportedContainerCurrentAndSaysSo() throws {
         let s = try Sandbox()

@@ -43,10 +43,7 @@ enum AssetCommand {
             inv.terminal.writeOutBytes(bytes)
             return ExitCode.success
         }
-        let path = file.hasPrefix("/") ? file : inv.terminal.workingDirectory + "/" + file
-        do { try Data(bytes).write(to: URL(fileURLWithPath: path), options: .atomic) } catch {
-            throw CKError(.internalError, "cannot write \(file): \(error.localizedDescription)")
-        }
+        try inv.writeFile(bytes, to: file)
         got.file = file
         try inv.emit(got)
         return ExitCode.success

@@ -13,13 +13,13 @@ extension FixturesCommands {
             let s = summary
             return .object(["zones": .int(Int64(s.zones)), "records": .int(Int64(s.records)), "assets": .int(Int64(s.assets)),
                             "users": .int(Int64(s.users)), "subscriptions": .int(Int64(s.subscriptions)),
-                            "keyValueStores": .int(Int64(s.keyValueStores))])
+                            "keyValueStores": .int(Int64(s.keyValueStores)), "kept": .int(Int64(s.kept))])
         }
         var line: String {
             let s = summary
             // Labelled rows, like `container show`: a script greps the count it needs instead of counting columns.
             return [("records", s.records), ("zones", s.zones), ("assets", s.assets), ("users", s.users),
-                    ("subscriptions", s.subscriptions), ("keyValueStores", s.keyValueStores)]
+                    ("subscriptions", s.subscriptions), ("keyValueStores", s.keyValueStores), ("kept", s.kept)]
                 .map { "\($0.0)\t\($0.1)" }.joined(separator: "\n")
         }
         var sentence: String {
@@ -28,7 +28,9 @@ extension FixturesCommands {
             var parts = [count(s.records, "record"), count(s.zones, "zone")]
             if s.subscriptions > 0 { parts.append(count(s.subscriptions, "subscription")) }
             if s.keyValueStores > 0 { parts.append(count(s.keyValueStores, "key-value store")) }
-            return "Imported " + parts.joined(separator: ", ") + " and " + count(s.assets, "asset") + " into \(container) (\(environment.rawValue))"
+            // Records --replace left in place are named, with why, so nobody takes them for part of the document.
+            let kept = s.kept == 0 ? "" : "; kept " + count(s.kept, "public record") + " that the acting user may not delete (its roles lack the type's WRITE grant)"
+            return "Imported " + parts.joined(separator: ", ") + " and " + count(s.assets, "asset") + " into \(container) (\(environment.rawValue))" + kept
         }
     }
 }

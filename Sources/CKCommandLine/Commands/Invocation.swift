@@ -230,9 +230,16 @@ final class Invocation {
     /// a symlink refused), or to stdout when no file is given.
     func writeDocument(_ text: String, to file: String?) throws {
         guard let file else { out(text); return }
-        let path = file.hasPrefix("/") ? file : terminal.workingDirectory + "/" + file
-        try OutputFile.write(path, Array(text.utf8))
+        try writeFile(Array(text.utf8), to: file)
         note("wrote \(file)")
+    }
+
+    /// The one writer of a file a user names for output (`--file`, `--output-file`, `--export-on-exit`,
+    /// `schema fmt`, `man --dir`): relative to the working directory, through `OutputFile`, so every command
+    /// refuses a symlink at the target and replaces a regular file atomically.
+    func writeFile(_ bytes: [UInt8], to file: String) throws {
+        let path = file.hasPrefix("/") ? file : terminal.workingDirectory + "/" + file
+        try OutputFile.write(path, bytes)
     }
 
     /// Reads a file argument (`-` is stdin) under `limit` bytes and, when given, lines of `lineLimit`: more is

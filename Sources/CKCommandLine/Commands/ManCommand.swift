@@ -28,12 +28,10 @@ enum ManCommand {
         let base = dir.hasPrefix("/") ? dir : inv.terminal.workingDirectory + "/" + dir
         do {
             try FileManager.default.createDirectory(atPath: base, withIntermediateDirectories: true)
-            for page in pages {
-                try page.text.write(toFile: base + "/" + page.fileName, atomically: true, encoding: .utf8)
-            }
         } catch {
             throw CKError(.invalidArguments, "cannot write manual pages into '\(dir)': \(error.localizedDescription)")
         }
+        for page in pages { try inv.writeFile(Array(page.text.utf8), to: base + "/" + page.fileName) }
         try inv.emit(Written(files: pages.map { base + "/" + $0.fileName }, directory: base))
         return ExitCode.success
     }

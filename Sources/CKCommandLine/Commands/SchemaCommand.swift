@@ -185,10 +185,7 @@ enum SchemaCommand {
         let path = inv.positionals[0]
         if path == "-" { inv.out(canonical); return ExitCode.success }
         if canonical != original {
-            let full = path.hasPrefix("/") ? path : inv.terminal.workingDirectory + "/" + path
-            do { try canonical.write(toFile: full, atomically: true, encoding: .utf8) } catch {
-                throw CKError(.internalError, "cannot write \(path): \(error.localizedDescription)")
-            }
+            try inv.writeFile(Array(canonical.utf8), to: path)
             inv.note("reformatted \(path)")
         }
         return ExitCode.success

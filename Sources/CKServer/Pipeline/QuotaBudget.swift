@@ -56,6 +56,20 @@ package struct QuotaBudget {
     }
 }
 
+extension QuotaBudget {
+    /// Admits replacing the database's records by `records` (a fixtures import): refused, as a save would be,
+    /// when they would end above the limit and use more than the database does now.
+    package func admitReplacement(by records: [Record]) throws(CKError) {
+        let next = QuotaBudget(limit: limit, owner: owner, raise: raise, records: records)
+        if next.used > limit && next.used > used {
+            throw CKError(.quotaExceeded,
+                          "the import needs \(next.used) bytes in \(owner), which has used \(used) of its \(limit) bytes; nothing was imported",
+                          hint: "import less, or raise the quota: \(raise)",
+                          details: ["quota": .int(limit), "used": .int(used), "needed": .int(next.used - used)])
+        }
+    }
+}
+
 extension Record {
     /// The assets the record's fields refer to, lists included.
     package var assets: [Asset] {

@@ -89,6 +89,13 @@ package struct RecordGate {
         decides(.create, type: type, record: nil, schema: schema) ? nil : denial(.create, type: type, record: nil, schema: schema)
     }
 
+    /// Why the caller may not change or delete `record` (its type's WRITE grant), or nil when it may: fixtures
+    /// import keeps the public records its caller may not delete.
+    package func writeRefusal(_ record: Record, schema: Schema) -> CKError? {
+        decides(.write, type: record.recordType, record: record, schema: schema)
+            ? nil : denial(.write, type: record.recordType, record: record, schema: schema)
+    }
+
     /// What a write asks of the grants, once the body's own checks of the record have passed.
     package struct Write<T> {
         package var permission: Grant.Permission
