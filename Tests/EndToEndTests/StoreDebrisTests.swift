@@ -1,0 +1,81 @@
+import Foundation
+import Testing
+
+/// Damaged or dangling store files (issue 28, "doctor and debris"): they never block work they need not block,
+/// doctor names each one with its fix, and `doctor --repair` keeps what it moves in lost+found.
+@Suite struct StoreDebrisTests {
+    func env(_ s: Sandbox) -> String { s.dir + "/store/containers/iCloud.ck.default/development" }
+
+    func read(_ path: String) throws -> String { try String(contentsOfFile: path, encoding: .utf8) }
+
+    @Test func aDamagedFaultsFileWarnsThenDoctorMovesItAside() throws {
+        let s = try Sandbox()
+        try s.ck("record", "save", "Note", "--name", "a", "t=1")
+        #expect(try s.ck("fault", "add", "--error", "requestRateLimited", "--op", "save").status == 0)
+        let faults = env(s) + "/faults.json"
+        let damaged = "{\"rules\": [\n"
+        try damaged.write(toFile: faults, atomically: true, encoding: .utf8)
+
+        // Reads and writes go on without fault rules (the rule above would refuse the save), naming the file.
+        let fetch = try s.ck("record", "fetch", "a")
+        #expect(fetch.status == 0)
+        #expect(fetch.stdout.hasPrefix("a\tNote\t"))
+        #expect(fetch.stderr.contains("ck: warning: \(faults):2:1: invalid JSON"))
+        #expect(fetch.stderr.contains("'ck doctor --repair'"))
+        let save = try s.ck("record", "save", "Note", "--name", "b", "t=2")
+        #expect(save.status == 0, "\(save.stderr)")
+        #expect(try read(faults) == damaged, "a damaged file is neither consumed nor overwritten")
+        // ck fault itself would rewrite the rules: it refuses, naming the file.
+        let list = try s.ck("fault", "list")
+        #expect(list.status == 1)
+        #expect(list.stderr.contains("\(faults):2:1: invalid JSON"))
+
+        let check = try s.ck("doctor")
+        #expect(check.status == 1)
+        #expect(check.stdout.contains("problem\t\(faults):2:1\tinvalid JSON"))
+        #expect(try read(faults) == damaged, "doctor without --repair changes nothing")
+
+        let repair = try s.ck("doctor", "--repair")
+        #expect(repair.status == 0, "\(repair.stdout)")
+        #expect(!FileManager.default.fileExists(atPath: faults))
+        let kept = s.files(under: s.dir + "/store/lost+found").filter { $0.hasSuffix("/development/faults.json") }
+        #expect(kept.count == 1)
+        #expect(try kept.first.map { try read(s.dir + "/store/lost+found/" + $0) } == damaged)
+        #expect(try s.ck("doctor").status == 0)
+        let after = try s.ck("record", "fetch", "a")
+        #expect(after.status == 0 && after.stderr.isEmpty)
+    }
+
+    @Test func aFaultsFileWithAnInvalidRuleIsNamedByDoctor() throws {
+        let s = try Sandbox()
+        try s.ck("record", "save", "Note", "--name", "a", "t=1")
+        let faults = env(s) + "/faults.json"
+        // Valid JSON, but no CloudKit error is called "nope".
+        try "{\"format\": 1, \"nextID\": 2, \"rules\": [{\"id\": \"f1\", \"error\": \"nope\"}]}\n"
+            .write(toFile: faults, atomically: true, encoding: .utf8)
+        let fetch = try s.ck("record", "fetch", "a")
+        #expect(fetch.status == 0)
+        #expect(fetch.stderr.contains("\(faults):1: rules[0] (f1): \"error\" must name a CloudKit error"))
+        let check = try s.ck("doctor")
+        #expect(check.status == 1)
+        #expect(check.stdout.contains("problem\t\(faults):1\trules[0] (f1)"))
+        #expect(try s.ck("doctor", "--repair").status == 0)
+        #expect(!FileManager.default.fileExists(atPath: faults))
+        #expect(try s.ck("doctor").status == 0)
+    }
+
+    @Test func aDamagedServeAuthFileIsNamedAndMovedAside() throws {
+        let s = try Sandbox()
+        try s.ck("record", "save", "Note", "--name", "a", "t=1")
+        let auth = s.dir + "/store/containers/iCloud.ck.default/auth.json"
+        try "[1, 2".write(toFile: auth, atomically: true, encoding: .utf8)
+        let check = try s.ck("doctor")
+        #expect(check.status == 1)
+        #expect(check.stdout.contains("problem\t\(auth):1:"))
+        let repair = try s.ck("doctor", "--repair")
+        #expect(repair.status == 0, "\(repair.stdout)")
+        #expect(!FileManager.default.fileExists(atPath: auth))
+        #expect(s.files(under: s.dir + "/store/lost+found").contains { $0.hasSuffix("/iCloud.ck.default/auth.json") })
+        #expect(try s.ck("doctor").status == 0)
+    }
+}
