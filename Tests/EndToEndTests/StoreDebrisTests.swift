@@ -78,4 +78,26 @@ import Testing
         #expect(s.files(under: s.dir + "/store/lost+found").contains { $0.hasSuffix("/iCloud.ck.default/auth.json") })
         #expect(try s.ck("doctor").status == 0)
     }
+
+    @Test func ckJSONNamingAMissingContainerIsReportedWithTheFix() throws {
+        let s = try Sandbox()
+        try s.ck("record", "save", "Note", "--name", "a", "t=1")
+        let config = s.dir + "/store/ck.json"
+        let dangling = "{\"format\": 1, \"currentContainer\": \"iCloud.gone.app\"}\n"
+        try dangling.write(toFile: config, atomically: true, encoding: .utf8)
+        #expect(try s.ck("record", "fetch", "a").status == 3, "every command without --container fails")
+
+        let check = try s.ck("doctor")
+        #expect(check.status == 1)
+        #expect(check.stdout.contains("problem\t\(config)\tnames 'iCloud.gone.app' as the current container, but the store has no such container\t"
+                                      + "'ck container use iCloud.ck.default', 'ck container create iCloud.gone.app --use'"), "\(check.stdout)")
+        #expect(try read(config) == dangling, "doctor without --repair changes nothing")
+
+        let repair = try s.ck("doctor", "--repair")
+        #expect(repair.status == 0, "\(repair.stdout)")
+        let kept = s.files(under: s.dir + "/store/lost+found").filter { $0.hasSuffix("/ck.json") }
+        #expect(try kept.first.map { try read(s.dir + "/store/lost+found/" + $0) } == dangling)
+        #expect(try s.ck("record", "fetch", "a").stdout.hasPrefix("a\tNote\t"), "the only container is current again")
+        #expect(try s.ck("doctor").status == 0)
+    }
 }

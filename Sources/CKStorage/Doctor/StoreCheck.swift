@@ -131,7 +131,11 @@ package struct StoreCheck {
 
     package mutating func checkRoot() {
         let config = root.configPath
-        if checkJSON(config, required: true) == nil, repair {
+        let read = checkJSON(config, required: true)
+        if let current = read?["currentContainer"]?.stringValue, !root.hasContainer(current) {
+            checkCurrentContainer(current)
+        }
+        if read == nil, repair {
             let moved = FileIO.exists(config) ? moveAside(config) : nil
             let first = FileIO.list(root.path + "/" + StoreLayout.containersName).first { root.hasContainer($0) }
             do {
@@ -144,6 +148,29 @@ package struct StoreCheck {
             && !name.hasPrefix(Intent.pendingPrefix) && name != Intent.fileName {
             note(.warning, root.path + "/" + name, "not a file ck makes", fix: "move it out of the store")
         }
+    }
+
+    /// ck.json names a current container the store lacks: every command without --container fails. Repair
+    /// points ck.json at an existing container (the first), or at none, keeping the old file in lost+found.
+    package mutating func checkCurrentContainer(_ current: String) {
+        let config = root.configPath
+        let containers = root.containerIDs()
+        let message = "names '\(Names.describe(current))' as the current container, but the store has no such container"
+        guard repair else {
+            let use = containers.first.map { "'ck container use \($0)', " } ?? ""
+            note(.problem, config, message, fix: "\(use)'ck container create \(Names.describe(current)) --use', or 'ck doctor --repair' to point it at "
+                 + (containers.first.map { "'\($0)'" } ?? "no container"))
+            return
+        }
+        // Under the root's exclusive lock, as the rewrite of a broken ck.json: no command sees it missing.
+        guard let kept = moveAside(config) else {
+            note(.problem, config, message, fix: "'ck container create \(Names.describe(current)) --use', or 'ck container use' another")
+            return
+        }
+        do {
+            try root.writeConfig(StoreRoot.config(current: containers.first))
+            note(.problem, config, message, fix: "now points at \(containers.first.map { "'\($0)'" } ?? "no container"); the old file is \(kept)", repaired: true)
+        } catch { note(.problem, config, "could not rewrite: \(error.reason)", fix: "check permissions") }
     }
 
     package mutating func checkContainer(_ id: String) {
