@@ -100,4 +100,25 @@ import Testing
         #expect(try s.ck("record", "fetch", "a").stdout.hasPrefix("a\tNote\t"), "the only container is current again")
         #expect(try s.ck("doctor").status == 0)
     }
+
+    @Test func aDeleteThatDeletesNothingCreatesNoStoreAndListsNoUser() throws {
+        let s = try Sandbox()
+        let store = s.dir + "/store"
+        let fresh = try s.ck("record", "delete", "x")
+        #expect(fresh.status == 3)
+        #expect(fresh.stderr.hasPrefix("ck: badContainer (5): no ck store at \(store) (from CK_DATA_DIR); 'ck record delete' only removes and there is nothing to remove, so it does not create one\n"), "\(fresh.stderr)")
+        #expect(try s.ck("zone", "delete", "Work", "-y").status == 3)
+        #expect(try s.ck("kv", "remove", "k").status == 3)
+        #expect(!FileManager.default.fileExists(atPath: store), "no store was made")
+
+        try s.ck("record", "save", "Note", "--name", "a", "t=1")
+        let users = try s.ck("user", "list").stdout
+        // bob deletes a record he does not have: nothing changes, and the container does not learn of him.
+        let missing = try s.ck("--as", "bob", "record", "delete", "x")
+        #expect(missing.status == 3 && missing.stderr.hasPrefix("ck: unknownItem (11): Record not found: 'x'"))
+        #expect(try s.ck("user", "list").stdout == users)
+        // Once he writes, he is listed.
+        #expect(try s.ck("--as", "bob", "record", "save", "Note", "--name", "b", "t=2").status == 0)
+        #expect(try s.ck("user", "list").stdout.contains("bob\t"))
+    }
 }
