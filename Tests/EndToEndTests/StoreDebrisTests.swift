@@ -121,4 +121,39 @@ import Testing
         #expect(try s.ck("--as", "bob", "record", "save", "Note", "--name", "b", "t=2").status == 0)
         #expect(try s.ck("user", "list").stdout.contains("bob\t"))
     }
+
+    @Test(RequiredTool.needed("flock")) func aWaiterGivesUpOnAStuckLockNamingItsHolder() throws {
+        let s = try Sandbox()
+        try s.ck("record", "save", "Note", "--name", "a", "t=1")
+        let lock = env(s) + "/.lock"
+        // A stuck holder: flock(1) takes the environment's lock and keeps it until its command ends, which is
+        // when the test closes the command's stdin.
+        let flock = try RequiredTool.require("flock")
+        let holder = Process()
+        holder.executableURL = URL(fileURLWithPath: flock)
+        holder.arguments = ["-x", "-o", lock, "-c", "echo held; read line"]
+        let out = Pipe(), input = Pipe()
+        holder.standardOutput = out
+        holder.standardInput = input
+        try holder.run()
+        func release() {
+            try? input.fileHandleForWriting.close()
+            holder.waitUntilExit()
+        }
+        defer { release() }
+        #expect(String(decoding: out.fileHandleForReading.availableData, as: UTF8.self) == "held\n")
+
+        let pid = holder.processIdentifier
+        let r = try s.run(["record", "save", "Note", "--name", "b", "t=2"], env: ["CK_LOCK_TIMEOUT": "0.5"])
+        #expect(r.status == 5)
+        #expect(r.stderr.contains("ck: serviceUnavailable (6): gave up after 0.5 s waiting for the lock on \(lock), held by pid \(pid) (\(flock) -x -o "), "\(r.stderr)")
+        #expect(r.stderr.contains("hint: if it is stuck, stop it ('kill \(pid)') and try again; CK_LOCK_TIMEOUT sets how many seconds to wait (default 300)\n"))
+        let bad = try s.run(["record", "fetch", "a"], env: ["CK_LOCK_TIMEOUT": "soon"])
+        #expect(bad.status == 8 && bad.stderr.hasPrefix("ck: invalidArguments (12): CK_LOCK_TIMEOUT: 'soon' is not a number of seconds greater than 0\n"))
+
+        release()
+        // The waiter wrote nothing; with the holder gone, ck goes on.
+        #expect(try s.ck("record", "fetch", "b").status == 3)
+        #expect(try s.ck("record", "fetch", "a").stdout.hasPrefix("a\tNote\t"))
+    }
 }
