@@ -127,11 +127,12 @@ import Testing
         try s.ck("record", "save", "Note", "--name", "a", "t=1")
         let lock = env(s) + "/.lock"
         // A stuck holder: flock(1) takes the environment's lock and keeps it until its command ends, which is
-        // when the test closes the command's stdin.
+        // when the test closes the command's stdin (or, should ck wait for ever, after 30 s: then the save passes
+        // and the test fails instead of hanging).
         let flock = try RequiredTool.require("flock")
         let holder = Process()
         holder.executableURL = URL(fileURLWithPath: flock)
-        holder.arguments = ["-x", "-o", lock, "-c", "echo held; read line"]
+        holder.arguments = ["-x", "-o", lock, "-c", "echo held; exec timeout 30 head -n 1"]
         let out = Pipe(), input = Pipe()
         holder.standardOutput = out
         holder.standardInput = input
