@@ -77,6 +77,16 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: auth))
         #expect(s.files(under: s.dir + "/store/lost+found").contains { $0.hasSuffix("/iCloud.ck.default/auth.json") })
         #expect(try s.ck("doctor").status == 0)
+
+        // serve.json that is not what ck serve writes stops 'ck serve log'; doctor names it and moves it aside.
+        let serve = s.dir + "/store/serve.json"
+        try "{\"url\": 3}".write(toFile: serve, atomically: true, encoding: .utf8)
+        #expect(try s.ck("serve", "log").status == 1)
+        let stale = try s.ck("doctor")
+        #expect(stale.status == 1 && stale.stdout.contains("problem\t\(serve)\tnot a ck serve advertisement ({url, pid, started})\t"), "\(stale.stdout)")
+        #expect(try s.ck("doctor", "--repair").status == 0)
+        #expect(!FileManager.default.fileExists(atPath: serve))
+        #expect(try s.ck("doctor").status == 0)
     }
 
     @Test func ckJSONNamingAMissingContainerIsReportedWithTheFix() throws {

@@ -135,6 +135,14 @@ package struct StoreCheck {
         if let current = read?["currentContainer"]?.stringValue, !root.hasContainer(current) {
             checkCurrentContainer(current)
         }
+        // serve.json is a cache, but a broken one stops 'ck serve log' until it is removed.
+        let serve = root.path + "/serve.json"
+        checkOptional(serve, without: "'ck serve log' then finds no server until one starts") { () throws(CKError) in
+            let o = try JSONFile.readObject(serve)
+            guard o?["url"]?.stringValue != nil, o?["pid"]?.int64Value.flatMap({ Int32(exactly: $0) }) != nil else {
+                throw CKError.corrupt(path: serve, "not a ck serve advertisement ({url, pid, started})")
+            }
+        }
         if read == nil, repair {
             let moved = FileIO.exists(config) ? moveAside(config) : nil
             let first = FileIO.list(root.path + "/" + StoreLayout.containersName).first { root.hasContainer($0) }
