@@ -12,15 +12,19 @@ public enum LockWaitNotice {
     /// Sets what is told the lock file's path after a second's wait; nil tells nobody.
     public static func set(_ notice: (@Sendable (String) -> Void)?) { hook.withLock { $0 = notice } }
 
-    /// How long a wait goes unmentioned.
-    package static let after: DispatchTimeInterval = .seconds(1)
+    /// How long a wait goes unmentioned, in seconds.
+    package static let seconds: Double = 1
 }
 
 /// An advisory `flock` on a lock file: exclusive for writers, shared for readers.
 package final class FileLock {
     private var fd: Int32
 
-    /// Blocks until the lock is held. The file is created if missing.
+    /// How long a process waits for a lock before it gives up naming the holder (docs/store.md §7).
+    package static let defaultTimeout: Double = 300
+
+    /// Blocks until the lock is held, or fails after `CK_LOCK_TIMEOUT` seconds (default 300) naming the process
+    /// that holds it: a stuck holder must not block everyone else forever. The file is created if missing.
     package init(path: String, exclusive: Bool) throws(CKError) {
         fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0o644)
         if fd < 0 {
@@ -30,19 +34,72 @@ package final class FileLock {
         let mode = exclusive ? LOCK_EX : LOCK_SH
         // Uncontended, the lock is taken at once; a wait past a second is told (another ck is at work).
         if flock(fd, mode | LOCK_NB) == 0 { return }
-        var notice: DispatchWorkItem? = nil
-        if let tell = LockWaitNotice.hook.withLock({ $0 }) {
-            let item = DispatchWorkItem { tell(path) }
-            DispatchQueue.global().asyncAfter(deadline: .now() + LockWaitNotice.after, execute: item)
-            notice = item
-        }
-        defer { notice?.cancel() }
-        while flock(fd, mode) != 0 {
-            if errno == EINTR { continue }
-            let e = errno
+        let timeout: Double
+        do throws(CKError) { timeout = try FileLock.timeout() } catch {
             close(fd)
-            throw CKError.internalError("cannot lock \(path): \(String(cString: strerror(e)))")
+            throw error
         }
+        // A blocking flock can't be given a deadline, so the waiter polls, soon and then every 10 ms.
+        let start = DispatchTime.now().uptimeNanoseconds
+        var told = false
+        var pause: UInt32 = 200
+        while flock(fd, mode | LOCK_NB) != 0 {
+            let e = errno
+            guard e == EWOULDBLOCK || e == EINTR else {
+                close(fd)
+                throw CKError.internalError("cannot lock \(path): \(String(cString: strerror(e)))")
+            }
+            let waited = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+            if !told && waited >= LockWaitNotice.seconds {
+                told = true
+                LockWaitNotice.hook.withLock { $0 }?(path)
+            }
+            if waited >= timeout {
+                let holders = FileLock.holders(fd)
+                close(fd)
+                throw FileLock.timedOut(path, after: timeout, holders: holders)
+            }
+            usleep(pause)
+            pause = min(pause * 2, 10_000)
+        }
+    }
+
+    /// `CK_LOCK_TIMEOUT` in seconds (a positive number), else the default.
+    package static func timeout() throws(CKError) -> Double {
+        guard let text = ProcessInfo.processInfo.environment["CK_LOCK_TIMEOUT"], !text.isEmpty else { return defaultTimeout }
+        guard let seconds = Double(text), seconds > 0, seconds.isFinite else {
+            throw CKError(.invalidArguments, "CK_LOCK_TIMEOUT: '\(Names.describe(text))' is not a number of seconds greater than 0",
+                          hint: "set it to how long to wait for a store lock, such as 60, or unset it for \(Int(defaultTimeout))")
+        }
+        return seconds
+    }
+
+    /// The processes holding a flock on the file open as `fd`, from /proc/locks (Linux): pid and command line.
+    package static func holders(_ fd: Int32) -> [(pid: Int32, command: String)] {
+        var st = stat()
+        guard fstat(fd, &st) == 0, let table = try? String(contentsOfFile: "/proc/locks", encoding: .utf8) else { return [] }
+        var found: [(pid: Int32, command: String)] = []
+        for line in table.split(separator: "\n") {
+            // "1: FLOCK  ADVISORY  WRITE 1234 08:01:56789 0 EOF"; a waiter's line has "->" and holds nothing.
+            let f = line.split(separator: " ", omittingEmptySubsequences: true)
+            guard f.count >= 6, f[1] == "FLOCK", let pid = Int32(f[4]), f[5].split(separator: ":").last == Substring(String(st.st_ino)),
+                  !found.contains(where: { $0.pid == pid }) else { continue }
+            let raw = (try? Data(contentsOf: URL(fileURLWithPath: "/proc/\(pid)/cmdline"))) ?? Data()
+            let command = raw.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }.joined(separator: " ")
+            found.append((pid, Names.describe(command)))
+        }
+        return found
+    }
+
+    /// The error of a waiter that gave up: which lock, who holds it, and what to do.
+    static func timedOut(_ path: String, after seconds: Double, holders: [(pid: Int32, command: String)]) -> CKError {
+        let who = holders.isEmpty ? "another process"
+            : holders.map { "pid \($0.pid)" + ($0.command.isEmpty ? "" : " (\($0.command))") }.joined(separator: ", ")
+        let pids = holders.map { String($0.pid) }.joined(separator: " ")
+        let waited = seconds == seconds.rounded() ? String(Int(seconds)) : String(seconds)
+        return CKError(.serviceUnavailable, "gave up after \(waited) s waiting for the lock on \(path), held by \(who)",
+                       hint: (pids.isEmpty ? "" : "if it is stuck, stop it ('kill \(pids)') and try again; ")
+                           + "CK_LOCK_TIMEOUT sets how many seconds to wait (default \(Int(defaultTimeout)))")
     }
 
     /// Releases the lock (also released when the process exits).

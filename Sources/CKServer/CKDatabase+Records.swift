@@ -58,6 +58,7 @@ extension CKDatabase {
             var seq = try env.highestSeq(catalog: state.catalog)
             var schema = try env.readSchema()
             var sinceSync = 0
+            var committed = false
             while let operations = nextRequest() {
                 guard operations.count <= CKDatabase.maxOperationsPerRequest else {
                     throw CKError(.limitExceeded, "\(operations.count) operations in one request; CloudKit allows \(CKDatabase.maxOperationsPerRequest)",
@@ -75,6 +76,7 @@ extension CKDatabase {
                 if !result.atomic || !result.results.contains(where: { $0.error != nil }), !session.entries.isEmpty {
                     let assets = session.usedAssets.reduce(into: [String: [UInt8]]()) { $0[$1] = session.stagedAssets[$1] }
                     try effects.commit(session.entries, schema: session.schema, schemaChanged: session.schemaChanged, assets: assets)
+                    committed = true
                     seq = session.seq
                     schema = session.schema
                     state.quota = session.quota
@@ -90,6 +92,7 @@ extension CKDatabase {
             // The last sync runs once the lock is released: writers waiting for it append meanwhile, and one flush
             // covers several requests (group commit). Nothing is reported as done before it.
             lastSync = effects.syncAfterUnlock()
+            state.wroteNothing = !committed
             lost = state.lostResponse
             state.lostResponse = nil
         }

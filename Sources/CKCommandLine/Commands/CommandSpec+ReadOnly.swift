@@ -12,6 +12,17 @@ extension CommandSpec {
         "ck device list", "ck device show", "ck device records", "ck kv get", "ck kv list", "ck kv show", "ck model diff",
     ]
 
+    /// Commands that only remove: a store that does not exist has nothing to remove, so they fail as the read-only
+    /// ones do instead of creating an empty store.
+    static let removeOnlyPaths: Set<String> = [
+        "ck record delete", "ck zone delete", "ck zone purge", "ck subscription delete", "ck container delete", "ck device delete",
+        "ck fault clear", "ck serve key remove", "ck serve token revoke", "ck serve token remove", "ck kv remove", "ck user delete",
+        "ck role revoke", "ck notification delete",
+    ]
+
     /// Whether the command only reads the store (see `readOnlyPaths`).
     var readsOnly: Bool { CommandSpec.readOnlyPaths.contains(path) }
+
+    /// Whether the command only removes from the store (see `removeOnlyPaths`).
+    var removesOnly: Bool { CommandSpec.removeOnlyPaths.contains(path) }
 }

@@ -126,9 +126,10 @@ final class Invocation {
     func store() throws -> CKStore {
         if let s = openedStore { return s }
         let location = storeLocation
-        if command.readsOnly && !CKStore.exists(at: location.path) {
+        if (command.readsOnly || command.removesOnly) && !CKStore.exists(at: location.path) {
             let from = location.source == .user ? "the user store" : "from \(location.source.rawValue)"
-            throw CKError(.badContainer, "no ck store at \(location.path) (\(from)); '\(command.path)' only reads, so it does not create one",
+            let why = command.readsOnly ? "only reads" : "only removes and there is nothing to remove"
+            throw CKError(.badContainer, "no ck store at \(location.path) (\(from)); '\(command.path)' \(why), so it does not create one",
                           serverErrorCode: "NOT_FOUND", hint: "check the path, or create a store there with 'ck init' or any command that writes (e.g. 'ck record save')")
         }
         let s = try CKStore.open(location)

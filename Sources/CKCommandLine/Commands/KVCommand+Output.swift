@@ -2,6 +2,23 @@ import CKCore
 
 /// What `ck kv` prints.
 extension KVCommand {
+    /// Text for people with every control character (C0, DEL, C1) shown as `\u{1B}`: a key or value is anyone's
+    /// text, and must not move the cursor, recolour or retitle the terminal it is printed on.
+    static func visible(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: isControl) else { return text }
+        var out = ""
+        for u in text.unicodeScalars {
+            if isControl(u) { out += "\\u{" + String(u.value, radix: 16, uppercase: true) + "}" } else { out.unicodeScalars.append(u) }
+        }
+        return out
+    }
+
+    /// A key, value or reason in a tab-separated line: tabs, newlines and backslashes escaped as in every plain line,
+    /// then any other control character as `visible` shows it.
+    static func plainCell(_ text: String) -> String { visible(RecordText.escape(text)) }
+
+    private static func isControl(_ u: Unicode.Scalar) -> Bool { u.value < 0x20 || (u.value >= 0x7F && u.value < 0xA0) }
+
     /// A key's entry: the value's `{"type", "value"}` plus `"key"`, `"size"`, `"modified"`, `"deviceID"`, and on a
     /// device `"pending"`.
     struct Entry {
@@ -29,9 +46,9 @@ extension KVCommand {
         var device: String?
 
         var json: JSON { entry.json }
-        var line: String { ([entry.key, entry.value.typeName, String(entry.value.size)] + (device == nil ? [] : ["pending"])).joined(separator: "\t") }
+        var line: String { ([KVCommand.plainCell(entry.key), entry.value.typeName, String(entry.value.size)] + (device == nil ? [] : ["pending"])).joined(separator: "\t") }
         var sentence: String {
-            "Set \(entry.key) (\(entry.value.typeName), \(entry.value.size) bytes)" + (device.map { " on \($0) (pending until 'ck kv sync \($0)')" } ?? "")
+            "Set \(KVCommand.visible(entry.key)) (\(entry.value.typeName), \(entry.value.size) bytes)" + (device.map { " on \($0) (pending until 'ck kv sync \($0)')" } ?? "")
         }
     }
 
@@ -45,8 +62,8 @@ extension KVCommand {
             if let device { o["device"] = .string(device); o["pending"] = .bool(true) }
             return .object(o)
         }
-        var line: String { key + "\tremoved" + (device == nil ? "" : "\tpending") }
-        var sentence: String { "Removed \(key)" + (device.map { " on \($0) (pending until 'ck kv sync \($0)')" } ?? "") }
+        var line: String { KVCommand.plainCell(key) + "\tremoved" + (device == nil ? "" : "\tpending") }
+        var sentence: String { "Removed \(KVCommand.visible(key))" + (device.map { " on \($0) (pending until 'ck kv sync \($0)')" } ?? "") }
     }
 
     /// `kv get`: the entry; people and scripts get the value as text (escaped for scripts).
@@ -54,8 +71,9 @@ extension KVCommand {
         var entry: Entry
 
         var json: JSON { entry.json }
-        var line: String { RecordText.escape(entry.value.text) }
-        var sentence: String { entry.value.text }
+        var line: String { KVCommand.plainCell(entry.value.text) }
+        // Newlines stay: a value of several lines reads as such.
+        var sentence: String { entry.value.text.split(separator: "\n", omittingEmptySubsequences: false).map { KVCommand.visible(String($0)) }.joined(separator: "\n") }
     }
 
     /// `kv list`: `{"keys": [Entry]}`; jsonl: one entry a line.
@@ -67,10 +85,12 @@ extension KVCommand {
         var jsonLines: [JSON] { entries.map(\.json) }
         private var rows: Table {
             var t = Table(onDevice ? ["KEY", "TYPE", "SIZE", "PENDING"] : ["KEY", "TYPE", "SIZE"])
-            for e in entries { t.add([e.key, e.value.typeName, String(e.value.size)] + (onDevice ? [e.pending == true ? "yes" : "-"] : [])) }
+            for e in entries { t.add([KVCommand.visible(e.key), e.value.typeName, String(e.value.size)] + (onDevice ? [e.pending == true ? "yes" : "-"] : [])) }
             return t
         }
-        var plain: [String] { rows.plainLines }
+        var plain: [String] {
+            entries.map { e in ([KVCommand.plainCell(e.key), e.value.typeName, String(e.value.size)] + (onDevice ? [e.pending == true ? "yes" : "-"] : [])).joined(separator: "\t") }
+        }
         var table: String { entries.isEmpty ? "No keys" + (onDevice ? " on this device." : ".") + "\n" : rows.aligned() }
     }
 
@@ -120,7 +140,7 @@ extension KVCommand {
             let u = counts
             let limits = [("keys", "\(u.keys) of \(KVLimits.maxKeys)"),
                           ("bytes", "\(u.totalBytes) of \(KVLimits.maxTotalBytes) (keys and values)"),
-                          ("largest value", u.largestKey.map { "\($0): \(u.largestBytes) of \(KVLimits.maxValueBytes) bytes" } ?? "-")]
+                          ("largest value", u.largestKey.map { "\(KVCommand.visible($0)): \(u.largestBytes) of \(KVLimits.maxValueBytes) bytes" } ?? "-")]
             switch usage {
             case .server(_, let path):
                 return [("user", user)] + limits + [("file", path)]
@@ -154,10 +174,12 @@ extension KVSyncCommand {
         var jsonLines: [JSON] { events.map(\.json) }
         private var rows: Table {
             var t = Table(["ID", "TIME", "REASON", "KEYS"])
-            for e in events { t.add([String(e.id), ISO8601.format(milliseconds: e.at), e.reason.rawValue, e.keys.joined(separator: ",")]) }
+            for e in events { t.add([String(e.id), ISO8601.format(milliseconds: e.at), e.reason.rawValue, KVCommand.visible(e.keys.joined(separator: ","))]) }
             return t
         }
-        var plain: [String] { rows.plainLines }
+        var plain: [String] {
+            events.map { e in [String(e.id), ISO8601.format(milliseconds: e.at), e.reason.rawValue, KVCommand.plainCell(e.keys.joined(separator: ","))].joined(separator: "\t") }
+        }
         var table: String { events.isEmpty ? "No key-value events on \(device).\n" : rows.aligned() }
     }
 }

@@ -40,8 +40,8 @@ enum KVSyncCommand {
         for k in r.pushed { out.append("kv\tpushed\t" + RecordText.escape(k)) }
         for k in r.pulled { out.append("kv\tpulled\t" + RecordText.escape(k)) }
         for k in r.overridden { out.append("kv\toverridden\t" + RecordText.escape(k)) }
-        for f in r.refused { out.append("kv\trefused\t" + RecordText.escape(f.key) + "\t" + RecordText.escape(f.reason)) }
-        for e in r.events { out.append("kv\tevent\t\(e.id)\t\(e.reason.rawValue)\t" + RecordText.escape(e.keys.joined(separator: ","))) }
+        for f in r.refused { out.append("kv\trefused\t" + KVCommand.plainCell(f.key) + "\t" + KVCommand.plainCell(f.reason)) }
+        for e in r.events { out.append("kv\tevent\t\(e.id)\t\(e.reason.rawValue)\t" + KVCommand.plainCell(e.keys.joined(separator: ","))) }
         return out
     }
 
@@ -53,8 +53,8 @@ enum KVSyncCommand {
     static func detailLines(_ r: KVSyncReport) -> [String] {
         var out: [String] = []
         if !r.overridden.isEmpty { out.append("overridden by newer server values: " + r.overridden.joined(separator: ", ")) }
-        for f in r.refused { out.append("refused \(f.key): \(f.reason)") }
-        for e in r.events { out.append("event \(e.id): \(e.reason.rawValue) " + (e.keys.isEmpty ? "(no keys)" : e.keys.joined(separator: ", "))) }
+        for f in r.refused { out.append("refused \(KVCommand.visible(f.key)): \(KVCommand.visible(f.reason))") }
+        for e in r.events { out.append("event \(e.id): \(e.reason.rawValue) " + (e.keys.isEmpty ? "(no keys)" : KVCommand.visible(e.keys.joined(separator: ", ")))) }
         return out
     }
 

@@ -8,7 +8,8 @@ public enum StoreDoctor {
     /// What is wrong with `store` (and, with `repair`, what was fixed). Developer work, through the store's door.
     public static func examine(_ store: CKStore, repair: Bool) throws(CKError) -> [DoctorFinding] {
         try store.perform(repair ? .doctorRepair : .doctorCheck, container: nil) { () throws(CKError) in
-            try StoreCheck.examine(store.files, repair: repair, now: store.now, indexEnabled: store.indexEnabled)
+            try StoreCheck.examine(store.files, repair: repair, now: store.now, indexEnabled: store.indexEnabled,
+                                   faultRules: { (file) throws(CKError) in _ = try FaultBook.read(file) })
         }
     }
 }

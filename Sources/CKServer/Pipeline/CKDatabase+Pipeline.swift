@@ -21,6 +21,9 @@ package struct PipelineState {
     package var lostResponse: CKError?
     /// The changes the apply stage made, in order: the effects stage hands them to the one writer.
     package var changes: [StoreChange] = []
+    /// Set by a body that writes through its own writer (a record modify) when it wrote nothing: the caller is then
+    /// not listed in container.json, as for a read.
+    package var wroteNothing = false
 }
 
 extension CKDatabase {
@@ -41,6 +44,7 @@ extension CKDatabase {
         if let name = caller.userName, known == nil { try container.refuseNearMiss(user: name, in: info) }
         let status = caller.isAnonymous ? AccountStatus.noAccount : known?.accountStatus ?? .available
         let roles = known?.roles[environment] ?? []
+        var wroteNothing = false
         let result = try env.locked(exclusive: kind.writes) { () throws(CKError) -> T in
             let catalog = try env.readCatalog()
             let zone = try zoneName.map { (name) throws(CKError) -> Zone in try resolveZone(name, catalog: catalog) }
@@ -56,12 +60,14 @@ extension CKDatabase {
                 if kind == .recordModify && !administrator { state.quota = try quotaBudget(catalog: catalog, info: info) }
             }
             let result = try apply(&state)
+            wroteNothing = state.wroteNothing && state.changes.isEmpty
             try env.apply(state.changes, progress: progress)
             if let lost = state.lostResponse { throw lost }
             return result
         }
-        // A user the container already lists needs no second look at container.json.
-        if kind.writes && known == nil { registerAfterWrite() }
+        // A user the container already lists needs no second look at container.json; a delete that deleted nothing
+        // leaves no trace of its caller.
+        if kind.writes && known == nil && !wroteNothing { registerAfterWrite() }
         return result
     }
 

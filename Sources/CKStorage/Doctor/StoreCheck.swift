@@ -19,6 +19,8 @@ package struct StoreCheck {
     package var lostFound: String? = nil
     /// Where each sequence number of the environment being checked was met: numbers are unique per environment.
     package var seqSeen: [Int64: String] = [:]
+    /// Checks a faults.json beyond its JSON: the rules are the server layer's, which reads them.
+    package var checkFaultRules: (FaultsFile) throws(CKError) -> Void = { _ in }
 
     package init(root: StoreRoot, repair: Bool, now: @escaping () -> Int64, indexEnabled: Bool) {
         self.root = root
@@ -27,13 +29,15 @@ package struct StoreCheck {
         self.indexEnabled = indexEnabled
     }
 
-    package static func examine(_ root: StoreRoot, repair: Bool, now: @escaping () -> Int64, indexEnabled: Bool) throws(CKError) -> [DoctorFinding] {
+    package static func examine(_ root: StoreRoot, repair: Bool, now: @escaping () -> Int64, indexEnabled: Bool,
+                                faultRules: @escaping (FaultsFile) throws(CKError) -> Void = { _ in }) throws(CKError) -> [DoctorFinding] {
         // A store of a newer format is not checked (nor "repaired") by rules that don't apply to it.
         if let f = (try? root.readConfig())??["format"]?.int64Value, f > StoreLayout.formatVersion {
             throw CKError(.incompatibleVersion, "\(root.configPath): store format \(f) is newer than this ck understands (\(StoreLayout.formatVersion))",
                           hint: "use a ck that understands it; nothing was checked or changed")
         }
         var d = StoreCheck(root: root, repair: repair, now: now, indexEnabled: indexEnabled)
+        d.checkFaultRules = faultRules
         let lock = try FileLock(path: root.lockPath, exclusive: repair)
         defer { lock.unlock() }
         d.checkInterrupted(root.path) { () throws(CKError) -> String? in try root.finishInterrupted() }
@@ -109,9 +113,37 @@ package struct StoreCheck {
         }
     }
 
+    /// Checks a JSON file whose absence means "nothing" (`without` says what that leaves): with repair, a damaged
+    /// one is moved into lost+found, since no command can use it and none may overwrite it.
+    package mutating func checkOptional(_ path: String, without: String, _ validate: () throws(CKError) -> Void) {
+        let problem: CKError
+        do throws(CKError) {
+            guard try JSONFile.readObject(path) != nil else { return }
+            try validate()
+            return
+        } catch { problem = error }
+        if repair, let dest = moveAside(path) {
+            note(.problem, problem.place ?? path, problem.message, fix: "moved to \(dest); \(without)", repaired: true)
+        } else {
+            note(.problem, problem, at: path, fix: "fix it by hand, or 'ck doctor --repair' moves it into lost+found (\(without))")
+        }
+    }
+
     package mutating func checkRoot() {
         let config = root.configPath
-        if checkJSON(config, required: true) == nil, repair {
+        let read = checkJSON(config, required: true)
+        if let current = read?["currentContainer"]?.stringValue, !root.hasContainer(current) {
+            checkCurrentContainer(current)
+        }
+        // serve.json is a cache, but a broken one stops 'ck serve log' until it is removed.
+        let serve = root.path + "/serve.json"
+        checkOptional(serve, without: "'ck serve log' then finds no server until one starts") { () throws(CKError) in
+            let o = try JSONFile.readObject(serve)
+            guard o?["url"]?.stringValue != nil, o?["pid"]?.int64Value.flatMap({ Int32(exactly: $0) }) != nil else {
+                throw CKError.corrupt(path: serve, "not a ck serve advertisement ({url, pid, started})")
+            }
+        }
+        if read == nil, repair {
             let moved = FileIO.exists(config) ? moveAside(config) : nil
             let first = FileIO.list(root.path + "/" + StoreLayout.containersName).first { root.hasContainer($0) }
             do {
@@ -124,6 +156,29 @@ package struct StoreCheck {
             && !name.hasPrefix(Intent.pendingPrefix) && name != Intent.fileName {
             note(.warning, root.path + "/" + name, "not a file ck makes", fix: "move it out of the store")
         }
+    }
+
+    /// ck.json names a current container the store lacks: every command without --container fails. Repair
+    /// points ck.json at an existing container (the first), or at none, keeping the old file in lost+found.
+    package mutating func checkCurrentContainer(_ current: String) {
+        let config = root.configPath
+        let containers = root.containerIDs()
+        let message = "names '\(Names.describe(current))' as the current container, but the store has no such container"
+        guard repair else {
+            let use = containers.first.map { "'ck container use \($0)', " } ?? ""
+            note(.problem, config, message, fix: "\(use)'ck container create \(Names.describe(current)) --use', or 'ck doctor --repair' to point it at "
+                 + (containers.first.map { "'\($0)'" } ?? "no container"))
+            return
+        }
+        // Under the root's exclusive lock, as the rewrite of a broken ck.json: no command sees it missing.
+        guard let kept = moveAside(config) else {
+            note(.problem, config, message, fix: "'ck container create \(Names.describe(current)) --use', or 'ck container use' another")
+            return
+        }
+        do {
+            try root.writeConfig(StoreRoot.config(current: containers.first))
+            note(.problem, config, message, fix: "now points at \(containers.first.map { "'\($0)'" } ?? "no container"); the old file is \(kept)", repaired: true)
+        } catch { note(.problem, config, "could not rewrite: \(error.reason)", fix: "check permissions") }
     }
 
     package mutating func checkContainer(_ id: String) {
@@ -143,6 +198,10 @@ package struct StoreCheck {
                 try ContainerFile(path: infoPath).write(ContainerFile.fresh(id, created: now()))
                 note(.problem, infoPath, "rewritten with no users listed", fix: moved.map { "the old file is \($0)" } ?? "recreated", repaired: true)
             } catch { note(.problem, infoPath, "could not rewrite: \(error.reason)", fix: "check permissions") }
+        }
+        let authPath = root.serveAuthPath(id)
+        checkOptional(authPath, without: "ck serve then has no tokens or keys for this container") { () throws(CKError) in
+            _ = try ServeAuthFile(path: authPath).read()
         }
         for env in Environment.allCases {
             let envDir = dir + "/" + env.rawValue
@@ -196,6 +255,9 @@ package struct StoreCheck {
             if name.hasSuffix(".jsonl") { checkNotifications(path) } else { note(.warning, path, "not a file ck makes", fix: "move it out of the store") }
         }
         checkKeyValueStores(env)
+        let faults = FaultsFile(envDir: env.dir)
+        let faultRules = checkFaultRules
+        checkOptional(faults.path, without: "the environment then has no fault rules") { () throws(CKError) in try faultRules(faults) }
         // Index.
         checkIndex(env)
         // Assets records refer to but the store lacks.

@@ -1,0 +1,170 @@
+import Foundation
+import Testing
+
+/// Damaged or dangling store files (issue 28, "doctor and debris"): they never block work they need not block,
+/// doctor names each one with its fix, and `doctor --repair` keeps what it moves in lost+found.
+@Suite struct StoreDebrisTests {
+    func env(_ s: Sandbox) -> String { s.dir + "/store/containers/iCloud.ck.default/development" }
+
+    func read(_ path: String) throws -> String { try String(contentsOfFile: path, encoding: .utf8) }
+
+    @Test func aDamagedFaultsFileWarnsThenDoctorMovesItAside() throws {
+        let s = try Sandbox()
+        try s.ck("record", "save", "Note", "--name", "a", "t=1")
+        #expect(try s.ck("fault", "add", "--error", "requestRateLimited", "--op", "save").status == 0)
+        let faults = env(s) + "/faults.json"
+        let damaged = "{\"rules\": [\n"
+        try damaged.write(toFile: faults, atomically: true, encoding: .utf8)
+
+        // Reads and writes go on without fault rules (the rule above would refuse the save), naming the file.
+        let fetch = try s.ck("record", "fetch", "a")
+        #expect(fetch.status == 0)
+        #expect(fetch.stdout.hasPrefix("a\tNote\t"))
+        #expect(fetch.stderr.contains("ck: warning: \(faults):2:1: invalid JSON"))
+        #expect(fetch.stderr.contains("'ck doctor --repair'"))
+        let save = try s.ck("record", "save", "Note", "--name", "b", "t=2")
+        #expect(save.status == 0, "\(save.stderr)")
+        #expect(try read(faults) == damaged, "a damaged file is neither consumed nor overwritten")
+        // ck fault itself would rewrite the rules: it refuses, naming the file.
+        let list = try s.ck("fault", "list")
+        #expect(list.status == 1)
+        #expect(list.stderr.contains("\(faults):2:1: invalid JSON"))
+
+        let check = try s.ck("doctor")
+        #expect(check.status == 1)
+        #expect(check.stdout.contains("problem\t\(faults):2:1\tinvalid JSON"))
+        #expect(try read(faults) == damaged, "doctor without --repair changes nothing")
+
+        let repair = try s.ck("doctor", "--repair")
+        #expect(repair.status == 0, "\(repair.stdout)")
+        #expect(!FileManager.default.fileExists(atPath: faults))
+        let kept = s.files(under: s.dir + "/store/lost+found").filter { $0.hasSuffix("/development/faults.json") }
+        #expect(kept.count == 1)
+        #expect(try kept.first.map { try read(s.dir + "/store/lost+found/" + $0) } == damaged)
+        #expect(try s.ck("doctor").status == 0)
+        let after = try s.ck("record", "fetch", "a")
+        #expect(after.status == 0 && after.stderr.isEmpty)
+    }
+
+    @Test func aFaultsFileWithAnInvalidRuleIsNamedByDoctor() throws {
+        let s = try Sandbox()
+        try s.ck("record", "save", "Note", "--name", "a", "t=1")
+        let faults = env(s) + "/faults.json"
+        // Valid JSON, but no CloudKit error is called "nope".
+        try "{\"format\": 1, \"nextID\": 2, \"rules\": [{\"id\": \"f1\", \"error\": \"nope\"}]}\n"
+            .write(toFile: faults, atomically: true, encoding: .utf8)
+        let fetch = try s.ck("record", "fetch", "a")
+        #expect(fetch.status == 0)
+        #expect(fetch.stderr.contains("\(faults):1: rules[0] (f1): \"error\" must name a CloudKit error"))
+        let check = try s.ck("doctor")
+        #expect(check.status == 1)
+        #expect(check.stdout.contains("problem\t\(faults):1\trules[0] (f1)"))
+        #expect(try s.ck("doctor", "--repair").status == 0)
+        #expect(!FileManager.default.fileExists(atPath: faults))
+        #expect(try s.ck("doctor").status == 0)
+    }
+
+    @Test func aDamagedServeAuthFileIsNamedAndMovedAside() throws {
+        let s = try Sandbox()
+        try s.ck("record", "save", "Note", "--name", "a", "t=1")
+        let auth = s.dir + "/store/containers/iCloud.ck.default/auth.json"
+        try "[1, 2".write(toFile: auth, atomically: true, encoding: .utf8)
+        let check = try s.ck("doctor")
+        #expect(check.status == 1)
+        #expect(check.stdout.contains("problem\t\(auth):1:"))
+        let repair = try s.ck("doctor", "--repair")
+        #expect(repair.status == 0, "\(repair.stdout)")
+        #expect(!FileManager.default.fileExists(atPath: auth))
+        #expect(s.files(under: s.dir + "/store/lost+found").contains { $0.hasSuffix("/iCloud.ck.default/auth.json") })
+        #expect(try s.ck("doctor").status == 0)
+
+        // serve.json that is not what ck serve writes stops 'ck serve log'; doctor names it and moves it aside.
+        let serve = s.dir + "/store/serve.json"
+        try "{\"url\": 3}".write(toFile: serve, atomically: true, encoding: .utf8)
+        #expect(try s.ck("serve", "log").status == 1)
+        let stale = try s.ck("doctor")
+        #expect(stale.status == 1 && stale.stdout.contains("problem\t\(serve)\tnot a ck serve advertisement ({url, pid, started})\t"), "\(stale.stdout)")
+        #expect(try s.ck("doctor", "--repair").status == 0)
+        #expect(!FileManager.default.fileExists(atPath: serve))
+        #expect(try s.ck("doctor").status == 0)
+    }
+
+    @Test func ckJSONNamingAMissingContainerIsReportedWithTheFix() throws {
+        let s = try Sandbox()
+        try s.ck("record", "save", "Note", "--name", "a", "t=1")
+        let config = s.dir + "/store/ck.json"
+        let dangling = "{\"format\": 1, \"currentContainer\": \"iCloud.gone.app\"}\n"
+        try dangling.write(toFile: config, atomically: true, encoding: .utf8)
+        #expect(try s.ck("record", "fetch", "a").status == 3, "every command without --container fails")
+
+        let check = try s.ck("doctor")
+        #expect(check.status == 1)
+        #expect(check.stdout.contains("problem\t\(config)\tnames 'iCloud.gone.app' as the current container, but the store has no such container\t"
+                                      + "'ck container use iCloud.ck.default', 'ck container create iCloud.gone.app --use'"), "\(check.stdout)")
+        #expect(try read(config) == dangling, "doctor without --repair changes nothing")
+
+        let repair = try s.ck("doctor", "--repair")
+        #expect(repair.status == 0, "\(repair.stdout)")
+        let kept = s.files(under: s.dir + "/store/lost+found").filter { $0.hasSuffix("/ck.json") }
+        #expect(try kept.first.map { try read(s.dir + "/store/lost+found/" + $0) } == dangling)
+        #expect(try s.ck("record", "fetch", "a").stdout.hasPrefix("a\tNote\t"), "the only container is current again")
+        #expect(try s.ck("doctor").status == 0)
+    }
+
+    @Test func aDeleteThatDeletesNothingCreatesNoStoreAndListsNoUser() throws {
+        let s = try Sandbox()
+        let store = s.dir + "/store"
+        let fresh = try s.ck("record", "delete", "x")
+        #expect(fresh.status == 3)
+        #expect(fresh.stderr.hasPrefix("ck: badContainer (5): no ck store at \(store) (from CK_DATA_DIR); 'ck record delete' only removes and there is nothing to remove, so it does not create one\n"), "\(fresh.stderr)")
+        #expect(try s.ck("zone", "delete", "Work", "-y").status == 3)
+        #expect(try s.ck("kv", "remove", "k").status == 3)
+        #expect(!FileManager.default.fileExists(atPath: store), "no store was made")
+
+        try s.ck("record", "save", "Note", "--name", "a", "t=1")
+        let users = try s.ck("user", "list").stdout
+        // bob deletes a record he does not have: nothing changes, and the container does not learn of him.
+        let missing = try s.ck("--as", "bob", "record", "delete", "x")
+        #expect(missing.status == 3 && missing.stderr.hasPrefix("ck: unknownItem (11): Record not found: 'x'"))
+        #expect(try s.ck("user", "list").stdout == users)
+        // Once he writes, he is listed.
+        #expect(try s.ck("--as", "bob", "record", "save", "Note", "--name", "b", "t=2").status == 0)
+        #expect(try s.ck("user", "list").stdout.contains("bob\t"))
+    }
+
+    @Test(RequiredTool.needed("flock")) func aWaiterGivesUpOnAStuckLockNamingItsHolder() throws {
+        let s = try Sandbox()
+        try s.ck("record", "save", "Note", "--name", "a", "t=1")
+        let lock = env(s) + "/.lock"
+        // A stuck holder: flock(1) takes the environment's lock and keeps it until its command ends, which is
+        // when the test closes the command's stdin (or, should ck wait for ever, after 30 s: then the save passes
+        // and the test fails instead of hanging).
+        let flock = try RequiredTool.require("flock")
+        let holder = Process()
+        holder.executableURL = URL(fileURLWithPath: flock)
+        holder.arguments = ["-x", "-o", lock, "-c", "echo held; exec timeout 30 head -n 1"]
+        let out = Pipe(), input = Pipe()
+        holder.standardOutput = out
+        holder.standardInput = input
+        try holder.run()
+        func release() {
+            try? input.fileHandleForWriting.close()
+            holder.waitUntilExit()
+        }
+        defer { release() }
+        #expect(String(decoding: out.fileHandleForReading.availableData, as: UTF8.self) == "held\n")
+
+        let pid = holder.processIdentifier
+        let r = try s.run(["record", "save", "Note", "--name", "b", "t=2"], env: ["CK_LOCK_TIMEOUT": "0.5"])
+        #expect(r.status == 5)
+        #expect(r.stderr.contains("ck: serviceUnavailable (6): gave up after 0.5 s waiting for the lock on \(lock), held by pid \(pid) (\(flock) -x -o "), "\(r.stderr)")
+        #expect(r.stderr.contains("hint: if it is stuck, stop it ('kill \(pid)') and try again; CK_LOCK_TIMEOUT sets how many seconds to wait (default 300)\n"))
+        let bad = try s.run(["record", "fetch", "a"], env: ["CK_LOCK_TIMEOUT": "soon"])
+        #expect(bad.status == 8 && bad.stderr.hasPrefix("ck: invalidArguments (12): CK_LOCK_TIMEOUT: 'soon' is not a number of seconds greater than 0\n"))
+
+        release()
+        // The waiter wrote nothing; with the holder gone, ck goes on.
+        #expect(try s.ck("record", "fetch", "b").status == 3)
+        #expect(try s.ck("record", "fetch", "a").stdout.hasPrefix("a\tNote\t"))
+    }
+}
