@@ -118,12 +118,14 @@ import Testing
         try #require(imported.status == 0, "\(imported.stderr)")
         let open: [[String: Any]] = [["role": "_icloud", "permissions": ["CREATE"]], ["role": "_world", "permissions": ["READ"]]]
         try s.write(try document(s, records: [post("n1", type: "Notice")], edit: grant("Notice", open)), to: "notice.json")
-        let r = try s.run(["--as", "bob", "import", "notice.json"])
+        let r = try s.run(["--as", "bob", "import", "--replace", "notice.json"])
         #expect(r.status == 7, "\(r.stderr)")
         #expect(r.stderr.contains("~ grants Notice:"), "\(r.stderr)")
+        #expect(try s.run(["--db", "public", "record", "fetch", "n1"]).status != 0)
+        #expect(try block(s, "Notice").contains("GRANT READ TO \"_world\"\n"))
         // The same record with the schema as it is: refused by the grants in force.
         try s.write(try document(s, records: [post("n1", type: "Notice")], edit: { _ in }), to: "same.json")
-        let same = try s.run(["--as", "bob", "import", "same.json"])
+        let same = try s.run(["--as", "bob", "import", "--replace", "same.json"])
         #expect(same.status == 7, "\(same.stderr)")
         #expect(same.stderr.contains("may not create 1 public record"), "\(same.stderr)")
         #expect(try s.run(["--db", "public", "record", "fetch", "n1"]).status != 0)
