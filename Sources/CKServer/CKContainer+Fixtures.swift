@@ -117,13 +117,18 @@ extension CKContainer {
         }
         do throws(CKError) { _ = try CKContainer.fixtureEnvironment(doc) } catch { problem("$.environment", error.reason) }
         let defaults = FixtureDefaults(caller: me, now: store.now())
-        // A document without a schema gets the one its records make, as development's saves would.
-        var schema = Schema()
+        let db = database(.private, environment: environment, caller: caller)
+        let env = db.env
+        // A document without a schema gets the one its records make, as development's saves would: an
+        // administrator's from nothing, a user's from the schema in force (a user never resets grants).
+        var schema = allUsers ? Schema() : try env.readSchema()
+        let declaresSchema: Bool
         switch o["schema"] {
-        case nil, .null?: break
+        case nil, .null?: declaresSchema = false
         case .object(let s)?:
+            declaresSchema = true
             do throws(CKError) { schema = try Schema(json: s, path: "$.schema") } catch { problem("$.schema", error.reason) }
-        default: problem("$.schema", "expected an object")
+        default: declaresSchema = true; problem("$.schema", "expected an object")
         }
         var users: [(String, String)] = []
         for (i, u) in (o["users"]?.arrayValue ?? []).enumerated() {
@@ -202,8 +207,6 @@ extension CKContainer {
         let keyValueStores = validateKeyValueStores(o["keyValueStores"], defaultUser: me, owns: owns, foreign: foreign, problem: problem)
         var referenced = Set<String>()
         for (_, r) in records { for v in r.fields.values { v.collectAssetHashes(into: &referenced) } }
-        let db = database(.private, environment: environment, caller: caller)
-        let env = db.env
         for h in referenced.sorted() where assets[h] == nil && !env.hasAsset(h) {
             problem("$.assets", "no bytes for asset \(h), which a record refers to")
         }
@@ -215,16 +218,20 @@ extension CKContainer {
             written += n
             progress(written, records.count)
         }) { (state) throws(CKError) -> FixtureSummary in
-            // Public records are created as the caller: the document's grants must let it.
+            // Every permission check uses the grants in force before the import, never the document's.
             // (The operation runs in the private database, so the public records are checked with the public gate.)
             let gate = state.gate.scoped(to: .public)
+            let current = try env.readSchema()
+            // The schema the import leaves: an administrator's is the document's; a user's may only grow as its
+            // saves would grow it (checked below), so it never changes grants or roles.
+            let newSchema = allUsers ? schema : try userSchema(declaresSchema ? schema : nil, current: current, records: records.map(\.1),
+                                                                environment: environment, caller: caller, label: label)
             // A caller replaces only the public records it may delete: the others (another creator's, when the
-            // type grants WRITE to _creator) stay, judged by the grants in force now, not the document's.
+            // type grants WRITE to _creator) stay.
             var kept: [Record] = []
             let publicDB = database(.public, environment: environment, caller: caller)
             let publicLog = env.logPath(database: .public, zone: publicDB.zoneID(Names.defaultZoneName))
             if !allUsers {
-                let current = try env.readSchema()
                 let live = CKDatabase.fold(try env.readLog(publicLog).entries)
                 kept = live.keys.sorted().compactMap { live[$0] }.filter { gate.writeRefusal($0, schema: current) != nil }
             }
@@ -236,7 +243,7 @@ extension CKContainer {
                         "public record '\(other.recordName)' was created by \(other.created.userRecordName), and the acting \(caller.description) may not replace it",
                         serverErrorCode: "ACCESS_DENIED"))
                 }
-                guard let refusal = gate.createRefusal(type: item.1.recordType, schema: schema) else { return nil }
+                guard let refusal = gate.createRefusal(type: item.1.recordType, schema: current) else { return nil }
                 return .init(id: "$.records[\(i)]", error: refusal)
             }
             if !denied.isEmpty {
@@ -247,7 +254,12 @@ extension CKContainer {
             // What this import may replace: the public database and the caller's private data (everything with allUsers).
             let mine = env.logPaths(ownedBy: owns)
             var existing = false
-            for p in mine where !existing { existing = !CKDatabase.fold(try env.readLog(p).entries).isEmpty }
+            // Public records the caller may not delete stay either way, so they are not "existing" records that
+            // only --replace may replace.
+            for p in mine where !existing {
+                let live = CKDatabase.fold(try env.readLog(p).entries).count
+                existing = env.relative(p) == env.relative(publicLog) ? live > kept.count : live > 0
+            }
             let oldSubscriptions = try SubscriptionFile.read(env.subscriptionsPath).subscriptions
             let existingSubscriptions = oldSubscriptions.contains { owns($0.ownerRecordName) }
             let myZones = catalog.zones.filter { owns($0.zoneID.ownerRecordName) }
@@ -316,7 +328,7 @@ extension CKContainer {
             replacement.keyValue = keyValueStores.map { (kvDir + "/" + $0.userRecordName + ".json", $0) }
             replacement.logs = order.compactMap { rel in byLog[rel].map { (rel, $0) } }
             replacement.chunk = CKDatabase.maxOperationsPerRequest
-            replacement.schema = schema
+            replacement.schema = newSchema
             replacement.catalog = catalog
             var file = SubscriptionFile()
             file.subscriptions = oldSubscriptions.filter { !owns($0.ownerRecordName) } + subscriptions
@@ -327,6 +339,43 @@ extension CKContainer {
         }
         for (name, _) in users { try register(user: name) }
         return summary
+    }
+
+    /// The schema a user's import leaves: the document's (nil: the one in force) grown by the records as
+    /// development's saves grow it. A user may only add what saves add — record types (with the grants CloudKit
+    /// gives a new type) and fields, in development — so a document that would change roles, grants, indexes or
+    /// types, or remove anything, is refused (permissionFailure, every change listed).
+    func userSchema(_ declared: Schema?, current: Schema, records: [Record], environment: Environment, caller: Caller,
+                    label: String) throws(CKError) -> Schema {
+        var target = declared ?? current
+        // A type the document declares without grants gets CloudKit's defaults, as a save would give it.
+        for (name, t) in target.recordTypes where t.grants.isEmpty && current.typesWithUsers[name] == nil {
+            target.recordTypes[name]?.grants = RecordTypeSchema.defaultGrants
+        }
+        for r in records {
+            do throws(CKError) { _ = try target.admit(recordType: r.recordType, values: r.fields, environment: environment) } catch {
+                throw CKError.invalid("\(label): record '\(r.recordName)': \(error.reason)")
+            }
+        }
+        let defaults = RecordTypeSchema(name: "", grants: RecordTypeSchema.defaultGrants).normalizedGrants
+        let refused = current.changes(to: target).filter { change in
+            guard environment == .development else { return true }
+            switch change {
+            case .addType, .addField: return false
+            case .changeGrants(let type, let from, let to): return !(from.isEmpty && to == defaults && current.typesWithUsers[type] == nil)
+            default: return true
+            }
+        }
+        guard refused.isEmpty else {
+            throw CKError(.permissionFailure,
+                          "\(label): the acting \(caller.description) may not change the \(environment.rawValue) schema (\(refused.count) change\(refused.count == 1 ? "" : "s")); nothing was imported",
+                          serverErrorCode: "ACCESS_DENIED",
+                          hint: environment == .development
+                            ? "a user's import only adds record types and fields, as its saves would; import it as an administrator with --all-users, or change the schema with 'ck schema import'"
+                            : "a user's import must fit the deployed schema; deploy the schema, or import it as an administrator with --all-users",
+                          items: refused.map { .init(id: "\(label): $.schema", error: CKError(.permissionFailure, $0.summary, serverErrorCode: "ACCESS_DENIED")) })
+        }
+        return target
     }
 
     /// Checks `$.subscriptions` with the rules a save applies, against the document's own schema and zones.

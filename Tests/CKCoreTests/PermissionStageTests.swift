@@ -193,13 +193,17 @@ import CKTestSupport
         guard case .object(var o) = doc else { Issue.record("export is not an object"); return }
         o["schema"] = try CKDB.parse(locked, file: "locked.ckdb").json
         doc = .object(o)
+        // The check uses the grants in force (a user's import never installs its document's grants), so the
+        // developer's locked schema is in the store first.
         let fresh = try TempStore()
+        _ = try fresh.store.container().importSchema(try CKDB.parse(locked, file: "locked.ckdb"), file: "locked.ckdb")
         let e = ckError { _ = try fresh.store.container().importFixtures(doc, into: .development, as: try Caller.user("alice"), replace: false, label: "doc") }
         #expect(e?.code == .permissionFailure && e?.serverErrorCode == "ACCESS_DENIED")
         #expect(e?.reason == "doc: the acting user alice may not create 2 public records; nothing was imported")
         #expect(e?.items.map(\.error.reason) == ["CREATE operation not permitted", "CREATE operation not permitted"])
         // With the grant, the same document loads.
         let again = try TempStore()
+        _ = try again.store.container().importSchema(try CKDB.parse(PermissionStageTests.schema(), file: "schema.ckdb"), file: "schema.ckdb")
         guard case .object(var good) = doc else { return }
         good["schema"] = try CKDB.parse(PermissionStageTests.schema(), file: "schema.ckdb").json
         #expect(try again.store.container().importFixtures(.object(good), into: .development, as: try Caller.user("alice"), replace: false, label: "doc").records >= 2)

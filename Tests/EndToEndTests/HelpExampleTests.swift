@@ -30,7 +30,7 @@ import Testing
         "ck export --file fixtures/dev.json": ["mkdir -p fixtures", "ck record save Note title=Hi"],
         "ck import fixtures/dev.json": ["mkdir -p fixtures", "ck --data-dir other record save Note title=Hi",
                                         "ck --data-dir other export --file fixtures/dev.json"],
-        "ck import dev.json --into-env production": ["ck --data-dir other record save Note title=Hi",
+        "ck import --all-users dev.json --into-env production": ["ck --data-dir other record save Note title=Hi",
                                                      "ck --data-dir other export --file dev.json"],
         "ck notification list --unread": ["ck init"],
         "ck schema export --file schema.ckdb": ["ck record save Note title=Hi"],
@@ -46,7 +46,7 @@ import Testing
             "curl -sf http://127.0.0.1:8090/_ck/health > /dev/null",
         ],
         "ck serve log --follow": ["(sleep 2; kill $SERVER) &"],
-        "ck -e production import prod.json --replace": ["ck -e production export > prod.json"],
+        "ck -e production import --all-users prod.json --replace": ["ck -e production export > prod.json"],
         "ck kv events tablet --since 3": ["ck kv set --device tablet volume 7", "ck kv sync tablet"],
         "ck kv events tablet -o json": ["ck kv set --device tablet volume 7", "ck kv sync tablet"],
         "ck model check Sources/Models": [

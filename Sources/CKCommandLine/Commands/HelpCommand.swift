@@ -218,7 +218,8 @@ enum HelpCommand {
         nobody creates or deletes one, and the type can't be queried.
 
         Fixtures. 'ck export' and 'ck import' act as the user: what it may see,
-        what it created. --all-users is an administrator's view of everything.
+        what it created; a user's import never changes the schema's roles or
+        grants. --all-users is an administrator's view of everything.
 
         See docs/users.md.
         """
