@@ -51,7 +51,8 @@ extension CKDatabase {
             let context = OperationContext(kind: kind, caller: caller, container: container.identifier, environment: environment,
                                            database: scope, zone: zone?.zoneID, accountStatus: status)
             let faults = FaultEngine(env)
-            let gate = RecordGate.operation(context, database: scope, roles: roles, administrator: administrator, faults: faults)
+            let gate = RecordGate.operation(context, database: scope, roles: roles, administrator: administrator,
+                                           listed: known != nil, faults: faults)
             var state = PipelineState(context: context, info: info, catalog: catalog, zone: zone, gate: gate, faults: faults)
             // A record modify checks its rules per request, once it knows whether it saves or deletes.
             if kind != .recordModify { state.lostResponse = try injectFaults(faults, faultPoint(context, ops: FaultRule.ops(of: kind))) }

@@ -15,25 +15,29 @@ package struct RecordGate {
     private let roles: [String]
     /// An administrator's view (fixtures with --all-users): grants are not consulted.
     private let administrator: Bool
+    /// Whether the container lists the caller (a role can be assigned only to a listed user).
+    private let listed: Bool
     /// The fault stage's engine and the operation's zone, for rules that target records; nil for a gate that
     /// only reads (a subscription owner's).
     private let faults: (engine: FaultEngine, zone: String?)?
 
     private init(caller: Caller, database: DatabaseScope, signedIn: Bool, roles: [String], administrator: Bool,
-                 faults: (engine: FaultEngine, zone: String?)?) {
+                 listed: Bool, faults: (engine: FaultEngine, zone: String?)?) {
         self.caller = caller
         self.database = database
         self.signedIn = signedIn
         self.roles = roles
         self.administrator = administrator
+        self.listed = listed
         self.faults = faults
     }
 
-    /// The gate of an operation, built by `perform` once the zone is resolved.
+    /// The gate of an operation, built by `perform` once the zone is resolved; `listed` says whether the container
+    /// lists the caller.
     static func operation(_ context: OperationContext, database: DatabaseScope, roles: [String], administrator: Bool,
-                          faults: FaultEngine) -> RecordGate {
+                          listed: Bool, faults: FaultEngine) -> RecordGate {
         RecordGate(caller: context.caller, database: database, signedIn: context.accountStatus.isSignedIn, roles: roles,
-                   administrator: administrator, faults: (faults, context.zone?.zoneName))
+                   administrator: administrator, listed: listed, faults: (faults, context.zone?.zoneName))
     }
 
     /// The view of a public-database subscription's owner (nil: a user no longer known): a notification never
@@ -41,13 +45,14 @@ package struct RecordGate {
     package static func subscriber(_ user: ContainerUser?, environment: Environment) -> RecordGate {
         let caller = user.map { Caller(userName: $0.name, deviceID: RecordStamp.deviceID) } ?? Caller.anonymous()
         return RecordGate(caller: caller, database: .public, signedIn: user?.accountStatus.isSignedIn ?? false,
-                          roles: user?.roles[environment] ?? [], administrator: false, faults: nil)
+                          roles: user?.roles[environment] ?? [], administrator: false, listed: user != nil, faults: nil)
     }
 
     /// The same caller's gate for records of another database (fixtures import creates public records from a
     /// private database's operation).
     package func scoped(to database: DatabaseScope) -> RecordGate {
-        RecordGate(caller: caller, database: database, signedIn: signedIn, roles: roles, administrator: administrator, faults: faults)
+        RecordGate(caller: caller, database: database, signedIn: signedIn, roles: roles, administrator: administrator, listed: listed,
+                   faults: faults)
     }
 
     // MARK: Reads
@@ -174,7 +179,9 @@ package struct RecordGate {
         } else if let role = grantedTo.first(where: { !$0.hasPrefix("_") }), let user = caller.userName {
             // A custom role has the permission: name it and the user, the one command that lets this through.
             let others = grantedTo.filter { !$0.hasPrefix("_") && $0 != role }
-            hint = "assign the role that has it: 'ck role assign \(role) \(user)'" + (others.isEmpty ? "" : " (or " + others.joined(separator: ", ") + ")")
+            // A role goes to a listed user only: one the container has not listed yet is listed first.
+            let assign = (listed ? "" : "'ck user create \(user)', then ") + "'ck role assign \(role) \(user)'"
+            hint = "assign the role that has it: \(assign)" + (others.isEmpty ? "" : " (or " + others.joined(separator: ", ") + ")")
                 + ", or grant it in the schema (GRANT \(permission.rawValue) TO \"_icloud\" in RECORD TYPE \(type), then 'ck schema import')"
         } else {
             hint = "grant it in the schema (GRANT \(permission.rawValue) TO \"_icloud\" in RECORD TYPE \(type), then 'ck schema import'), or assign a role that has it ('ck role assign <role> <user>')"
