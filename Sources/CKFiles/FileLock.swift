@@ -16,6 +16,34 @@ public enum LockWaitNotice {
     package static let seconds: Double = 1
 }
 
+/// A blocking wait for a lock on another thread, and whether its owner still wants the result.
+private final class LockWait: Sendable {
+    let done = DispatchSemaphore(value: 0)
+    private let state = Mutex<(failure: Int32?, abandoned: Bool)>((nil, false))
+
+    /// The waiting thread got the lock (0) or failed (errno); true when its owner has given up meanwhile.
+    func finish(_ failure: Int32) -> Bool {
+        let abandoned = state.withLock { s -> Bool in
+            s.failure = failure
+            return s.abandoned
+        }
+        done.signal()
+        return abandoned
+    }
+
+    /// The owner gives up; false when the waiting thread finished first (its result stands).
+    func abandon() -> Bool {
+        state.withLock { s -> Bool in
+            guard s.failure == nil else { return false }
+            s.abandoned = true
+            return true
+        }
+    }
+
+    /// What the waiting thread reported: nil while it waits, 0 for the lock, else errno.
+    var failure: Int32? { state.withLock { $0.failure } }
+}
+
 /// An advisory `flock` on a lock file: exclusive for writers, shared for readers.
 package final class FileLock {
     private var fd: Int32
@@ -39,28 +67,40 @@ package final class FileLock {
             close(fd)
             throw error
         }
-        // A blocking flock can't be given a deadline, so the waiter polls, soon and then every 10 ms.
-        let start = DispatchTime.now().uptimeNanoseconds
-        var told = false
-        var pause: UInt32 = 200
-        while flock(fd, mode | LOCK_NB) != 0 {
+        // A blocking flock can't be given a deadline: a thread of its own blocks in it, on a duplicate of the
+        // descriptor (one open file, so the lock it takes is this one's), and this thread waits for it with one.
+        // The kernel hands the lock over the moment it is free, where polling would leave it idle in between.
+        let duplicate = dup(fd)
+        guard duplicate >= 0 else {
             let e = errno
-            guard e == EWOULDBLOCK || e == EINTR else {
-                close(fd)
-                throw CKError.internalError("cannot lock \(path): \(String(cString: strerror(e)))")
+            close(fd)
+            throw CKError.internalError("cannot lock \(path): \(String(cString: strerror(e)))")
+        }
+        let wait = LockWait()
+        let waiter = Thread {
+            var failure: Int32 = 0
+            while flock(duplicate, mode) != 0 {
+                if errno != EINTR { failure = errno; break }
             }
-            let waited = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
-            if !told && waited >= LockWaitNotice.seconds {
-                told = true
-                LockWaitNotice.hook.withLock { $0 }?(path)
-            }
-            if waited >= timeout {
-                let holders = FileLock.holders(fd)
-                close(fd)
-                throw FileLock.timedOut(path, after: timeout, holders: holders)
-            }
-            usleep(pause)
-            pause = min(pause * 2, 10_000)
+            // A waiter that gave up meanwhile leaves the lock it got at once.
+            if wait.finish(failure) && failure == 0 { flock(duplicate, LOCK_UN) }
+            close(duplicate)
+        }
+        waiter.name = "ck.lock-wait"
+        waiter.start()
+        var outcome = wait.done.wait(timeout: .now() + LockWaitNotice.seconds)
+        if outcome == .timedOut {
+            LockWaitNotice.hook.withLock { $0 }?(path)
+            outcome = wait.done.wait(timeout: .now() + max(0, timeout - LockWaitNotice.seconds))
+        }
+        if outcome == .timedOut && wait.abandon() {
+            let holders = FileLock.holders(fd)
+            close(fd)
+            throw FileLock.timedOut(path, after: timeout, holders: holders)
+        }
+        if let failure = wait.failure, failure != 0 {
+            close(fd)
+            throw CKError.internalError("cannot lock \(path): \(String(cString: strerror(failure)))")
         }
     }
 
