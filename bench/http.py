@@ -6,7 +6,7 @@ threads, one keep-alive connection each, a fixed number of requests, loopback on
 RECORDS `Note` records, then measures requests/s and the cost per request of
 
   - the floor:                 GET / on http-floor
-  - ck serve's own cost:       GET /_ck/nothing (a 404 in CloudKit's error shape, decided by routing alone and
+  - ck serve's own cost:       GET /_ck/nothing (a 404 in CloudKit's error shape, needing no route and
                                answered on the event loop, as every such answer is)
   - the hand-off to a worker:  GET /_ck/requests?after=<huge> (a route that runs on a worker, as every request that
                                may touch the store does, and answers an empty page: the hand-off and little else)

@@ -67,8 +67,9 @@ public final class CloudKitServer: HTTPResponder {
         return finish(response, request: request, entry: entry, started: started)
     }
 
-    /// The answer routing alone decides, without the store: a CORS preflight, a path no route takes, a method the
-    /// route does not answer, a body too large. nil when the request needs its route (and perhaps the store).
+    /// The answer given before any route runs, without the store: a CORS preflight, a control-plane path that is
+    /// none of its routes, a body too large. nil for everything else (Web Services routing, with its own refusals,
+    /// runs once, in `webServices`).
     private func routingAnswer(_ request: HTTPRequest, requestID: String, entry: inout RequestLog.Entry) -> HTTPResponse? {
         if request.method == "OPTIONS" {
             entry.operation = "preflight"
@@ -83,18 +84,11 @@ public final class CloudKitServer: HTTPResponder {
         }
         // A body too large for any request CloudKit accepts is refused in JSON (the transport reads up to
         // HTTPServer.maxBody for assets).
-        if request.body.count > HTTPServer.maxJSONBody {
-            let e = CKError(.limitExceeded, "the request body is \(request.body.count) bytes; ck serve takes JSON bodies of at most \(HTTPServer.maxJSONBody) bytes (16 MiB)")
-            var response = failure(e, requestID: requestID, entry: &entry)
-            response.status = 413
-            return response
-        }
-        do throws(CKError) {
-            _ = try route(request, entry: &entry)
-            return nil
-        } catch {
-            return failure(error, requestID: requestID, entry: &entry)
-        }
+        guard request.body.count > HTTPServer.maxJSONBody else { return nil }
+        let e = CKError(.limitExceeded, "the request body is \(request.body.count) bytes; ck serve takes JSON bodies of at most \(HTTPServer.maxJSONBody) bytes (16 MiB)")
+        var response = failure(e, requestID: requestID, entry: &entry)
+        response.status = 413
+        return response
     }
 
     /// Adds the headers every response carries and logs the request.

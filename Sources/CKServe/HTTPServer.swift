@@ -8,7 +8,7 @@ import Glibc
 
 /// The HTTP transport over libevent's evhttp: binds, copies each request into an `HTTPRequest`, hands it to the
 /// responder off the event loop, and sends the reply back on the loop. What the responder can answer without
-/// waiting on anything (`respondAtOnce`: a preflight, an unknown route) is answered on the loop itself.
+/// waiting on anything (`respondAtOnce`: a preflight, an unknown control-plane path) is answered on the loop itself.
 ///
 /// One thread runs the event loop and owns every `evhttp_request`; responders run on a concurrent queue and their
 /// replies are carried back to the loop with `event_base_once` (thread-safe since `evthread_use_pthreads` ran before
@@ -186,8 +186,8 @@ public final class HTTPServer: @unchecked Sendable {
             return
         }
         let request = HTTPServer.copy(req, connection: connection)
-        // What routing alone answers (a preflight, an unknown route) is sent from the loop: the hand-off to a worker
-        // and back would cost more than the answer.
+        // What needs no route (a preflight, an unknown control-plane path) is sent from the loop: the hand-off to a
+        // worker and back would cost more than the answer.
         if let response = responder.respondAtOnce(to: request) {
             send(response, on: req)
             return
