@@ -88,10 +88,12 @@ package final class FileLock {
         }
         waiter.name = "ck.lock-wait"
         waiter.start()
-        var outcome = wait.done.wait(timeout: .now() + LockWaitNotice.seconds)
-        if outcome == .timedOut {
+        // Told after a second, given up after the timeout (which may be the shorter).
+        let start = DispatchTime.now()
+        var outcome = wait.done.wait(timeout: start + min(LockWaitNotice.seconds, timeout))
+        if outcome == .timedOut && timeout > LockWaitNotice.seconds {
             LockWaitNotice.hook.withLock { $0 }?(path)
-            outcome = wait.done.wait(timeout: .now() + max(0, timeout - LockWaitNotice.seconds))
+            outcome = wait.done.wait(timeout: start + timeout)
         }
         if outcome == .timedOut && wait.abandon() {
             let holders = FileLock.holders(fd)
