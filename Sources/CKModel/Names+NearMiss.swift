@@ -1,4 +1,3 @@
-
 /// Near misses: a new name so close to an existing one that it is more likely a typo than a new thing. ck refuses
 /// to create such a user, device, container or zone implicitly; the explicit `create` commands still make it.
 extension Names {
@@ -42,8 +41,13 @@ extension Names {
     /// does not exist `place` ("in container X"), the close ones are named, and `create` is the explicit way.
     public static func nearMissError(_ code: CKError.Code, what: String, name: String, place: String, close: [String],
                                      create: String) -> CKError {
-        let quoted = close.map { "'\($0)'" }.joined(separator: " or ")
+        let quoted = alternatives(close)
         return CKError(code, "\(what) '\(describe(name))' does not exist \(place), and ck does not create it on first use: it is close to \(quoted)",
                        hint: "did you mean \(quoted)? To make a new \(what) '\(name)' anyway, '\(create)'")
+    }
+
+    /// Names offered as alternatives in a message: `'a' or 'b'`.
+    public static func alternatives(_ names: [String]) -> String {
+        names.map { "'\($0)'" }.joined(separator: " or ")
     }
 }

@@ -20,12 +20,22 @@ public enum Names {
     package static func isLetter(_ c: UInt8) -> Bool { (c >= 65 && c <= 90) || (c >= 97 && c <= 122) }
     package static func isDigit(_ c: UInt8) -> Bool { c >= 48 && c <= 57 }
 
+    /// A name quoted in a message: control characters shown (`visible`), cut to 60 characters.
     package static func describe(_ s: String) -> String {
+        let out = visible(s)
+        return out.count > 60 ? String(out.prefix(57)) + "…" : out
+    }
+
+    /// Text for people with every control character (C0, DEL, C1) shown as `\u{1B}`: anyone's text must not move
+    /// the cursor, recolour or retitle the terminal it is printed on.
+    package static func visible(_ s: String) -> String {
+        let isControl = { (u: Unicode.Scalar) in u.value < 0x20 || (u.value >= 0x7F && u.value < 0xA0) }
+        guard s.unicodeScalars.contains(where: isControl) else { return s }
         var out = ""
         for u in s.unicodeScalars {
-            if u.value < 0x20 || u.value == 0x7F { out += "\\u{" + String(u.value, radix: 16, uppercase: true) + "}" } else { out.unicodeScalars.append(u) }
+            if isControl(u) { out += "\\u{" + String(u.value, radix: 16, uppercase: true) + "}" } else { out.unicodeScalars.append(u) }
         }
-        return out.count > 60 ? String(out.prefix(57)) + "…" : out
+        return out
     }
 
     /// A container identifier: `iCloud.` then dot-separated parts of letters, digits, '-' and '_'.

@@ -231,9 +231,9 @@ extension CKContainer {
             var kept: [Record] = []
             let publicDB = database(.public, environment: environment, caller: caller)
             let publicLog = env.logPath(database: .public, zone: publicDB.zoneID(Names.defaultZoneName))
+            let publicLive = CKDatabase.fold(try env.readLog(publicLog).entries)
             if !allUsers {
-                let live = CKDatabase.fold(try env.readLog(publicLog).entries)
-                kept = live.keys.sorted().compactMap { live[$0] }.filter { gate.writeRefusal($0, schema: current) != nil }
+                kept = publicLive.keys.sorted().compactMap { publicLive[$0] }.filter { gate.writeRefusal($0, schema: current) != nil }
             }
             let keptNames = Dictionary(kept.map { ($0.recordName, $0) }) { a, _ in a }
             let denied = records.enumerated().compactMap { (i, item) -> CKError.ItemFailure? in
@@ -257,8 +257,8 @@ extension CKContainer {
             // Public records the caller may not delete stay either way, so they are not "existing" records that
             // only --replace may replace.
             for p in mine where !existing {
-                let live = CKDatabase.fold(try env.readLog(p).entries).count
-                existing = env.relative(p) == env.relative(publicLog) ? live > kept.count : live > 0
+                existing = env.relative(p) == env.relative(publicLog) ? publicLive.count > kept.count
+                    : !CKDatabase.fold(try env.readLog(p).entries).isEmpty
             }
             let oldSubscriptions = try SubscriptionFile.read(env.subscriptionsPath).subscriptions
             let existingSubscriptions = oldSubscriptions.contains { owns($0.ownerRecordName) }

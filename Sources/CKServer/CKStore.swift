@@ -175,7 +175,7 @@ public final class CKStore: Sendable {
         // Checked before the lookup: an ID with '/' or '..' would name a directory outside the store.
         try Names.validateContainerID(id)
         guard files.hasContainer(id) else {
-            let close = Names.nearMisses(of: id, among: files.containerIDs()).map { "'\($0)'" }.joined(separator: " or ")
+            let close = Names.alternatives(Names.nearMisses(of: id, among: files.containerIDs()))
             throw CKError(.badContainer, "container '\(id)' does not exist in \(root)",
                           hint: (close.isEmpty ? "" : "did you mean \(close)? Or ")
                               + "create it with 'ck container create \(id)' or list them with 'ck container list'")

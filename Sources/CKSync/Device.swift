@@ -68,7 +68,7 @@ public final class Device {
             let close = Names.nearMisses(of: name, among: names(for: db))
             guard create else {
                 throw CKError(.unknownItem, "no device '\(name)' for user '\(db.user)' in \(db.container.identifier) (\(db.environment.rawValue))",
-                              hint: (close.isEmpty ? "" : "did you mean \(close.map { "'\($0)'" }.joined(separator: " or "))? ")
+                              hint: (close.isEmpty ? "" : "did you mean \(Names.alternatives(close))? ")
                                   + "'ck sync \(name)' creates it; 'ck device list' shows the devices")
             }
             if !explicitly, !close.isEmpty {

@@ -27,16 +27,7 @@ import Testing
     func interruptedBatch(_ s: Sandbox, total: Int, options: [String]) throws -> (process: Process, stdout: String, stderr: String) {
         let lines = (0..<total).map { #"{"recordName":"r\#($0)","recordType":"Item","fields":{"n":{"value":\#($0)}}}"# }
         try s.write(lines.joined(separator: "\n") + "\n", to: "items.jsonl")
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: Sandbox.binary)
-        p.arguments = ["record", "save", "--batch", "items.jsonl"] + options
-        p.environment = s.environment
-        p.currentDirectoryURL = URL(fileURLWithPath: s.dir)
-        let out = Pipe(), err = Pipe()
-        p.standardOutput = out
-        p.standardError = err
-        p.standardInput = FileHandle.nullDevice
-        try p.run()
+        let (p, out, err) = try s.launch(["record", "save", "--batch", "items.jsonl"] + options)
         // A guard, not a timing assertion: a batch that never stops must not hang the suite.
         DispatchQueue.global().asyncAfter(deadline: .now() + 120) { if p.isRunning { kill(p.processIdentifier, SIGKILL) } }
         let store = s.dir + "/store"

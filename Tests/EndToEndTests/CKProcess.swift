@@ -52,6 +52,22 @@ final class Sandbox {
                       stderr: String(decoding: errData, as: UTF8.self))
     }
 
+    /// Starts ck in the sandbox, stdin from /dev/null, without waiting: for a test that signals or bounds it, then
+    /// collects its output with `Sandbox.finish`.
+    func launch(_ args: [String]) throws -> (process: Process, out: Pipe, err: Pipe) {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: Sandbox.binary)
+        p.arguments = args
+        p.environment = environment
+        p.currentDirectoryURL = URL(fileURLWithPath: dir)
+        let out = Pipe(), err = Pipe()
+        p.standardOutput = out
+        p.standardError = err
+        p.standardInput = FileHandle.nullDevice
+        try p.run()
+        return (p, out, err)
+    }
+
     /// Reads a started process's stdout and stderr concurrently (so a large output cannot block it) and waits for it.
     static func finish(_ p: Process, out: Pipe, err: Pipe) -> (out: Data, err: Data) {
         nonisolated(unsafe) var errData = Data()

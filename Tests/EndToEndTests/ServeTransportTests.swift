@@ -304,16 +304,7 @@ import CKServe
 
     /// Runs ck in the sandbox and kills it after 20 s, so a server that wrongly starts can't hang the suite.
     func runBounded(_ s: Sandbox, _ args: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: Sandbox.binary)
-        p.arguments = args
-        p.environment = s.environment
-        p.currentDirectoryURL = URL(fileURLWithPath: s.dir)
-        let out = Pipe(), err = Pipe()
-        p.standardOutput = out
-        p.standardError = err
-        p.standardInput = FileHandle.nullDevice
-        try p.run()
+        let (p, out, err) = try s.launch(args)
         let pid = p.processIdentifier
         DispatchQueue.global().asyncAfter(deadline: .now() + 20) { kill(pid, SIGKILL) }
         let (o, e) = Sandbox.finish(p, out: out, err: err)

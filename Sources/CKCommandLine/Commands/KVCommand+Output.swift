@@ -2,22 +2,12 @@ import CKCore
 
 /// What `ck kv` prints.
 extension KVCommand {
-    /// Text for people with every control character (C0, DEL, C1) shown as `\u{1B}`: a key or value is anyone's
-    /// text, and must not move the cursor, recolour or retitle the terminal it is printed on.
-    static func visible(_ text: String) -> String {
-        guard text.unicodeScalars.contains(where: isControl) else { return text }
-        var out = ""
-        for u in text.unicodeScalars {
-            if isControl(u) { out += "\\u{" + String(u.value, radix: 16, uppercase: true) + "}" } else { out.unicodeScalars.append(u) }
-        }
-        return out
-    }
+    /// A key or value for people: control characters shown (`Names.visible`); it is anyone's text.
+    static func visible(_ text: String) -> String { Names.visible(text) }
 
     /// A key, value or reason in a tab-separated line: tabs, newlines and backslashes escaped as in every plain line,
     /// then any other control character as `visible` shows it.
     static func plainCell(_ text: String) -> String { visible(RecordText.escape(text)) }
-
-    private static func isControl(_ u: Unicode.Scalar) -> Bool { u.value < 0x20 || (u.value >= 0x7F && u.value < 0xA0) }
 
     /// A key's entry: the value's `{"type", "value"}` plus `"key"`, `"size"`, `"modified"`, `"deviceID"`, and on a
     /// device `"pending"`.

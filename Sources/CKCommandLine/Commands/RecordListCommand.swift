@@ -29,11 +29,8 @@ enum RecordListCommand {
             throw UsageError("expected at most one record type", command: inv.command.path)
         }
         let type = inv.positionals.first
-        var limit: Int? = nil
-        if let l = inv.parsed.value("limit") {
-            guard let n = Int(l), n >= 1 else { throw UsageError("--limit takes a whole number of at least 1", command: inv.command.path) }
-            limit = n
-        }
+        // The parser has checked the rule (a whole number of at least 1).
+        let limit = inv.parsed.value("limit").flatMap { Int($0) }
         let db = try inv.database()
         // One read through the database's door (.recordList): permissions, faults and the zone check apply as to a fetch.
         var records = try db.records(zone: inv.zone)

@@ -113,13 +113,14 @@ package struct StoreCheck {
         }
     }
 
-    /// Checks a JSON file whose absence means "nothing" (`without` says what that leaves): with repair, a damaged
-    /// one is moved into lost+found, since no command can use it and none may overwrite it.
-    package mutating func checkOptional(_ path: String, without: String, _ validate: () throws(CKError) -> Void) {
+    /// Checks a JSON file whose absence means "nothing" (`without` says what that leaves), its object handed to
+    /// `validate`: with repair, a damaged one is moved into lost+found, since no command can use it and none may
+    /// overwrite it.
+    package mutating func checkOptional(_ path: String, without: String, _ validate: ([String: JSON]) throws(CKError) -> Void) {
         let problem: CKError
         do throws(CKError) {
-            guard try JSONFile.readObject(path) != nil else { return }
-            try validate()
+            guard let object = try JSONFile.readObject(path) else { return }
+            try validate(object)
             return
         } catch { problem = error }
         if repair, let dest = moveAside(path) {
@@ -137,9 +138,8 @@ package struct StoreCheck {
         }
         // serve.json is a cache, but a broken one stops 'ck serve log' until it is removed.
         let serve = root.path + "/serve.json"
-        checkOptional(serve, without: "'ck serve log' then finds no server until one starts") { () throws(CKError) in
-            let o = try JSONFile.readObject(serve)
-            guard o?["url"]?.stringValue != nil, o?["pid"]?.int64Value.flatMap({ Int32(exactly: $0) }) != nil else {
+        checkOptional(serve, without: "'ck serve log' then finds no server until one starts") { (o) throws(CKError) in
+            guard o["url"]?.stringValue != nil, o["pid"]?.int64Value.flatMap({ Int32(exactly: $0) }) != nil else {
                 throw CKError.corrupt(path: serve, "not a ck serve advertisement ({url, pid, started})")
             }
         }
@@ -200,7 +200,7 @@ package struct StoreCheck {
             } catch { note(.problem, infoPath, "could not rewrite: \(error.reason)", fix: "check permissions") }
         }
         let authPath = root.serveAuthPath(id)
-        checkOptional(authPath, without: "ck serve then has no tokens or keys for this container") { () throws(CKError) in
+        checkOptional(authPath, without: "ck serve then has no tokens or keys for this container") { (_) throws(CKError) in
             _ = try ServeAuthFile(path: authPath).read()
         }
         for env in Environment.allCases {
@@ -257,7 +257,7 @@ package struct StoreCheck {
         checkKeyValueStores(env)
         let faults = FaultsFile(envDir: env.dir)
         let faultRules = checkFaultRules
-        checkOptional(faults.path, without: "the environment then has no fault rules") { () throws(CKError) in try faultRules(faults) }
+        checkOptional(faults.path, without: "the environment then has no fault rules") { (_) throws(CKError) in try faultRules(faults) }
         // Index.
         checkIndex(env)
         // Assets records refer to but the store lacks.
