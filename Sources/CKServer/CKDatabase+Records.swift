@@ -76,6 +76,8 @@ extension CKDatabase {
                 if !result.atomic || !result.results.contains(where: { $0.error != nil }), !session.entries.isEmpty {
                     let assets = session.usedAssets.reduce(into: [String: [UInt8]]()) { $0[$1] = session.stagedAssets[$1] }
                     try effects.commit(session.entries, schema: session.schema, schemaChanged: session.schemaChanged, assets: assets)
+                    // Bytes given with the save are this caller's upload: a receipt for later saves in this process.
+                    for hash in assets.keys { store.assetReceipts.grant(hash, in: self) }
                     committed = true
                     seq = session.seq
                     schema = session.schema
@@ -324,7 +326,7 @@ package struct ModifySession {
             try Names.validateFieldName(key)
             if case .unset = input { fields[key] = nil; continue }
             guard let v = try resolve(input, recordType: recordType, key: key) else { fields[key] = nil; continue }
-            try checkReferences(v, key: key)
+            try checkReferences(v, key: key, held: existing?.fields[key])
             try checkDeleteSelfLimit(v, key: key, source: name, existing: existing?.fields[key])
             setValues[key] = v
             fields[key] = v
@@ -386,16 +388,17 @@ package struct ModifySession {
         }
     }
 
-    /// References stay in their zone; VALIDATE references need their target.
-    package func checkReferences(_ v: FieldValue, key: String) throws(CKError) {
+    /// References stay in their zone; VALIDATE references need their target; assets need a receipt unless `held`
+    /// (the field's value before this save) already names them.
+    package func checkReferences(_ v: FieldValue, key: String, held: FieldValue? = nil) throws(CKError) {
         switch v {
         case .reference(let r):
             try CKDatabase.checkReferenceZone(r, key: key, zone: zone.zoneID.zoneName)
             if r.action == .validate, try current(r.recordName) == nil {
                 throw CKError(.referenceViolation, "field '\(key)': the VALIDATE reference's target '\(r.recordName)' does not exist")
             }
-        case .asset(let a): try checkAsset(a, key: key)
-        case .list(_, let items): for i in items { try checkReferences(i, key: key) }
+        case .asset(let a): try checkAsset(a, key: key, held: held)
+        case .list(_, let items): for i in items { try checkReferences(i, key: key, held: held) }
         default: break
         }
     }

@@ -23,6 +23,8 @@ public final class CKStore: Sendable {
         var now: @Sendable () -> Int64 = { Int64((Date().timeIntervalSince1970 * 1000).rounded(.down)) }
     }
     private let state = Mutex(State())
+    /// Upload receipts of this process's callers: a save names an asset by hash only with one.
+    let assetReceipts = AssetReceipts()
 
     /// Warnings met while reading (torn lines dropped, …); the command line prints them.
     public var warnings: [Diagnostic] { state.withLock { $0.warnings } }
