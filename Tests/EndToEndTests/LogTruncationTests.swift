@@ -9,6 +9,9 @@ import Testing
 
     func log(_ s: Sandbox) -> String { StorePaths.zoneLog(s, "_defaultZone") }
 
+    /// Line `i` of `lines`, or "" when there are fewer (so a wrong count fails an expectation, not the run).
+    func at(_ lines: [String], _ i: Int) -> String { i < lines.count ? lines[i] : "" }
+
     func lines(_ path: String) throws -> [String] {
         try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").map(String.init)
     }
@@ -31,7 +34,7 @@ import Testing
         let path = log(s)
         let all = try lines(path)
         #expect(all.count == 201)
-        #expect(all[1].hasPrefix(#"{"seq":2,"op":"save","batch":200,"#))
+        #expect(at(all, 1).hasPrefix(#"{"seq":2,"op":"save","batch":200,"#))
         try (all.dropLast().joined(separator: "\n") + "\n").write(toFile: path, atomically: true, encoding: .utf8)
 
         // Every read sees the 199 records still in the log; only b199, whose line is gone, is missing.
@@ -77,9 +80,9 @@ import Testing
         #expect(repair.stdout.contains("problem\t\(path):1\tlines 1–2: a request of 3 lines of which the last 1 is missing"), "\(repair.stdout)")
         let fixed = try lines(path)
         #expect(fixed.count == 3)
-        #expect(fixed[0].hasPrefix(#"{"seq":1,"op":"save","batch":2,"record":{"recordName":"b0""#), "\(fixed[0].prefix(80))")
-        #expect(fixed[1] == all[1])
-        #expect(fixed[2] == #"{"seq":3,"op":"gap"}"#)
+        #expect(at(fixed, 0).hasPrefix(#"{"seq":1,"op":"save","batch":2,"record":{"recordName":"b0""#), "\(at(fixed, 0).prefix(80))")
+        #expect(at(fixed, 1) == at(all, 1))
+        #expect(at(fixed, 2) == #"{"seq":3,"op":"gap"}"#)
         #expect(try s.ck("doctor").status == 0)
         let fetch = try s.ck("record", "fetch", "b0", "b1")
         #expect(fetch.status == 0 && fetch.stderr.isEmpty, "\(fetch.stderr)")
@@ -97,8 +100,8 @@ import Testing
         let path = log(s)
         let compacted = try lines(path)
         #expect(compacted.count == 2)
-        #expect(compacted[0].hasPrefix(#"{"seq":3,"op":"save","record":{"recordName":"c""#))
-        #expect(compacted[1] == #"{"seq":5,"op":"gap"}"#)
+        #expect(at(compacted, 0).hasPrefix(#"{"seq":3,"op":"save","record":{"recordName":"c""#))
+        #expect(at(compacted, 1) == #"{"seq":5,"op":"gap"}"#)
         #expect(try s.ck("doctor").status == 0, "a gap line is a valid line")
         #expect(try s.ck("record", "fetch", "c").status == 0)
 
