@@ -420,11 +420,12 @@ package struct StoreCheck {
             read = try JSONLines.forEach(path: path) { line in
                 if line.isBlank { return }
                 endsWhole = line.terminated
-                if let json = try? JSON.parse(utf8: line.bytes), let seq = ZoneLog.gapSeq(json) {
+                let parsed = try? JSON.parse(utf8: line.bytes)
+                if let parsed, let seq = ZoneLog.gapSeq(parsed) {
                     count(line.number, seq)
                     return
                 }
-                guard let json = try? JSON.parse(utf8: line.bytes), let entry = try? LogEntry(json: json, path: path) else {
+                guard let json = parsed, let entry = try? LogEntry(json: json, path: path) else {
                     if line.terminated { badLines.append(line.number) } else { torn = (line.number, line.bytes.count) }
                     removed.insert(line.number)
                     return
