@@ -27,21 +27,49 @@ package final class Intent {
     package let pending: String
     package private(set) var steps: [Step] = []
     private var committed = false
+    /// The pending directory, open and flock'd for as long as this operation lives: a tree whose lock nobody
+    /// holds belongs to a process that died, and is the only kind recovery removes.
+    private let owner: Int32
 
     /// Starts an operation named `operation` (shown by `ck doctor` if it is interrupted).
     package init(base: String, operation: String) throws(CKError) {
         self.base = base
         self.operation = operation
         // An unpredictable name made with mkdir, which fails rather than reuse anything already there.
-        pending = Intent.pendingPrefix + String(UInt64.random(in: 0...UInt64.max), radix: 16)
-        for dir in [base + "/" + pending, base + "/" + pending + "/new", base + "/" + pending + "/old"] {
+        let id = String(UInt64.random(in: 0...UInt64.max), radix: 16)
+        pending = Intent.pendingPrefix + id
+        // Built under a temporary name and locked before it is renamed to its pending name, so no other process
+        // ever sees an unlocked pending tree of a live operation.
+        let building = base + "/." + String(pending.dropFirst()) + ".tmp-\(getpid())"
+        guard mkdir(building, 0o755) == 0 else { throw CKError.internalError("cannot create \(building): \(FileIO.errnoText())") }
+        let fd = open(building, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        guard fd >= 0, flock(fd, LOCK_EX | LOCK_NB) == 0 else {
+            let why = FileIO.errnoText()
+            if fd >= 0 { close(fd) }
+            rmdir(building)
+            throw CKError.internalError("cannot lock \(building): \(why)")
+        }
+        owner = fd
+        for dir in [building + "/new", building + "/old"] {
             guard mkdir(dir, 0o755) == 0 else { throw CKError.internalError("cannot create \(dir): \(FileIO.errnoText())") }
+        }
+        guard Glibc.rename(building, base + "/" + pending) == 0 else {
+            throw CKError.internalError("cannot move \(building) to \(base)/\(pending): \(FileIO.errnoText())")
         }
     }
 
     deinit {
         // Never committed: nothing refers to what was built, so it goes (the next writer would remove it anyway).
         if !committed { FileIO.removeNow(base + "/" + pending) }
+        close(owner)
+    }
+
+    /// Whether the process that made the pending tree `name` in `base` still runs (it holds the tree's lock).
+    package static func isLive(_ base: String, _ name: String) -> Bool {
+        let fd = open(base + "/" + name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        return flock(fd, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK
     }
 
     /// Where to build the new version of `relative` (a file or a directory tree); it replaces the target on commit.
@@ -110,7 +138,10 @@ package final class Intent {
 
     /// What an interrupted operation left in `base`: its intent record, if any, and pending or half-removed trees.
     package static func leftovers(_ base: String) -> (intent: Bool, trees: [String]) {
-        let trees = FileIO.list(base).filter { $0.hasPrefix(pendingPrefix) || $0.hasPrefix(FileIO.deletingPrefix) }
+        // A pending tree whose process still runs (an import building a container outside the root lock) is no leftover.
+        let trees = FileIO.list(base).filter {
+            ($0.hasPrefix(pendingPrefix) && !isLive(base, $0)) || $0.hasPrefix(FileIO.deletingPrefix)
+        }
         return (FileIO.lexists(base + "/" + fileName), trees)
     }
 

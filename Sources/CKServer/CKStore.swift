@@ -61,8 +61,9 @@ public final class CKStore: Sendable {
     public static func open(_ location: StoreLocation, hooks: PipelineHooks = PipelineHooks()) throws(CKError) -> CKStore {
         let store = CKStore(location: location)
         store.hooks = hooks
-        if store.files.hasInterruptedOperation {
-            // A container delete was interrupted: it is finished before anything reads the store.
+        if store.files.hasInterruptedOperation || store.files.hasLeftoverTrees {
+            // A container delete was interrupted: it is finished before anything reads the store. Trees of an
+            // operation that never committed (a killed delete or import) go too: nothing refers to them.
             try store.files.locked(exclusive: true) { () throws(CKError) in
                 if let op = try store.files.finishInterrupted() { store.warn(Diagnostic(place: store.root, "finished an interrupted '\(op)'")) }
             }

@@ -140,7 +140,10 @@ package final class RecordIndex {
                 lastSeq = entries.last?.seq ?? lastSeq
             }
             try wrap { () throws(SQLiteConnection.Failure) in
-                try record(log, info: FileIO.fileInfo(logPath) ?? info, contents: c, lastSeq: lastSeq, logPath: logPath)
+                // Numbers of lines no longer in the log count too: a gap line's, and a shortened request's last.
+                let reserved = max(c.gapSeq, c.shortRequest?.lastSeq ?? 0)
+                let highest = reserved > 0 ? max(lastSeq ?? 0, reserved) : lastSeq
+                try record(log, info: FileIO.fileInfo(logPath) ?? info, contents: c, lastSeq: highest, logPath: logPath)
             }
             return c
         }

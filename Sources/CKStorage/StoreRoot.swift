@@ -35,6 +35,9 @@ package struct StoreRoot: Sendable {
     /// Whether an operation on several root files was interrupted.
     package var hasInterruptedOperation: Bool { FileIO.lexists(path + "/" + Intent.fileName) }
 
+    /// Whether a root operation that died before it committed (a killed container delete or import) left its tree.
+    package var hasLeftoverTrees: Bool { !Intent.leftovers(path).trees.isEmpty }
+
     /// Finishes (or rolls back) an interrupted root operation; returns its name. Call with the root lock held.
     @discardableResult
     package func finishInterrupted() throws(CKError) -> String? { try Intent.recover(path) }
@@ -61,15 +64,29 @@ package struct StoreRoot: Sendable {
         FileIO.list(path + "/" + StoreLayout.containersName).filter { !$0.hasPrefix(".") && hasContainer($0) }
     }
 
-    /// Makes a container's environments (trees, empty schema and zone catalog) and then its container.json.
+    /// Makes a container's environments (trees, empty schema and zone catalog) and then its container.json, all or
+    /// nothing: built in a root intent's pending tree and renamed into place, so a crash never leaves half a
+    /// container. A directory already there without container.json (left by an older ck, or by hand) is
+    /// completed in place instead, so nothing in it is lost. Call with the root lock held.
     func createContainerFiles(_ id: String, created: Int64) throws(CKError) {
+        guard !FileIO.lexists(containerDir(id)) else {
+            try fillContainer(containerDir(id), id, created: created)
+            return
+        }
+        try FileIO.makeDirectory(path)
+        let intent = try Intent(base: path, operation: "container create \(id)")
+        try fillContainer(intent.stage(StoreLayout.containersName + "/" + id), id, created: created)
+        try intent.commit()
+    }
+
+    private func fillContainer(_ dir: String, _ id: String, created: Int64) throws(CKError) {
         for env in Environment.allCases {
-            let envDir = containerDir(id) + "/" + env.rawValue
+            let envDir = dir + "/" + env.rawValue
             for tree in StoreLayout.environmentTrees { try FileIO.makeDirectory(envDir + "/" + tree) }
             if !FileIO.exists(envDir + "/schema.json") { try JSONFile.write(envDir + "/schema.json", Schema().json) }
             if !FileIO.exists(envDir + "/zones.json") { try JSONFile.write(envDir + "/zones.json", ZoneCatalog().json) }
         }
-        try ContainerFile(path: containerInfoPath(id)).write(ContainerFile.fresh(id, created: created))
+        try ContainerFile(path: dir + "/" + StoreLayout.containerInfoName).write(ContainerFile.fresh(id, created: created))
     }
 
     /// Removes a container and everything the layout says belongs to it (its devices too), with ck.json replaced
