@@ -12,7 +12,7 @@ import Glibc
     let container = "iCloud.ck.default"
     let refusal = ": is a symbolic link; ck does not follow links inside the store"
 
-    /// Every entry below `dir` (links not followed) with its content: a file's bytes, a link's target.
+    /// Every entry below `dir` (links not followed) with its content: a file's bytes (base64), a link's target.
     func snapshot(_ dir: String) -> [String: String] {
         var out: [String: String] = [:]
         func walk(_ path: String, _ rel: String) {
@@ -23,7 +23,7 @@ import Glibc
                 switch st.st_mode & S_IFMT {
                 case S_IFDIR: out[key + "/"] = "dir"; walk(full, key + "/")
                 case S_IFLNK: out[key] = "link → " + ((try? FileManager.default.destinationOfSymbolicLink(atPath: full)) ?? "?")
-                default: out[key] = (try? String(contentsOfFile: full, encoding: .utf8)) ?? "<unreadable>"
+                default: out[key] = (try? Data(contentsOf: URL(fileURLWithPath: full)))?.base64EncodedString() ?? "<unreadable>"
                 }
             }
         }
@@ -79,6 +79,8 @@ import Glibc
             Attack(relative: env + "/private/\(user)/_defaultZone.jsonl", refused: [save, fetch]),
             Attack(relative: env + "/private/\(user)/Z.jsonl", refused: [dropZone, ["-z", "Z", "record", "save", "Note", "--name", "y", "t=1"]]),
             Attack(relative: "containers/\(container)/container.json", refused: [["user", "list"], save]),
+            // SQLite opens the index by name: the link is refused before it can follow it.
+            Attack(relative: env + "/.index.sqlite", refused: [save, fetch]),
         ]
     }
 
