@@ -54,7 +54,7 @@ package final class ParentDirectory {
             }
             return ParentDirectory(fd: fd, name: PathName.last(path), path: path)
         }
-        let parts = path.dropFirst(root.count + 1).split(separator: "/", omittingEmptySubsequences: true).map(String.init)
+        let parts = String(decoding: path.utf8.dropFirst(root.utf8.count + 1), as: UTF8.self).split(separator: "/", omittingEmptySubsequences: true).map(String.init)
         guard let last = parts.last, !parts.contains(".."), !parts.contains(".") else {
             throw CKError.corrupt(path: path, "is not a plain path inside the store")
         }

@@ -21,8 +21,10 @@ package enum StoreBoundary {
     package static func root(containing path: String) -> String? {
         roots.withLock { list in
             var best: String? = nil
-            for r in list where path.count > r.count + 1 && path.hasPrefix(r) && path.utf8[path.utf8.index(path.utf8.startIndex, offsetBy: r.utf8.count)] == UInt8(ascii: "/") {
-                if best.map({ r.count < $0.count }) ?? true { best = r }
+            // Byte-wise: a path is below a root when the root's bytes, then a slash, begin it.
+            for r in list where path.utf8.count > r.utf8.count + 1 && path.utf8.starts(with: r.utf8)
+                && path.utf8.dropFirst(r.utf8.count).first == UInt8(ascii: "/") {
+                if best.map({ r.utf8.count < $0.utf8.count }) ?? true { best = r }
             }
             return best
         }
