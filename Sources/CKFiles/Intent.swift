@@ -39,23 +39,26 @@ package final class Intent {
         let id = String(UInt64.random(in: 0...UInt64.max), radix: 16)
         pending = Intent.pendingPrefix + id
         // Built under a temporary name and locked before it is renamed to its pending name, so no other process
-        // ever sees an unlocked pending tree of a live operation.
+        // ever sees an unlocked pending tree of a live operation. Made and moved through the store's walk, which
+        // follows no link.
         let building = base + "/." + String(pending.dropFirst()) + ".tmp-\(getpid())"
-        guard mkdir(building, 0o755) == 0 else { throw CKError.internalError("cannot create \(building): \(FileIO.errnoText())") }
-        let fd = open(building, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-        guard fd >= 0, flock(fd, LOCK_EX | LOCK_NB) == 0 else {
+        try FileIO.makeNewDirectory(building)
+        guard let fd = FileIO.openDirectory(building) else {
             let why = FileIO.errnoText()
-            if fd >= 0 { close(fd) }
-            rmdir(building)
+            _ = FileIO.removeEmptyDirectory(building)
+            throw CKError.internalError("cannot open \(building): \(why)")
+        }
+        guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
+            let why = FileIO.errnoText()
+            close(fd)
+            _ = FileIO.removeEmptyDirectory(building)
             throw CKError.internalError("cannot lock \(building): \(why)")
         }
         owner = fd
         for dir in [building + "/new", building + "/old"] {
-            guard mkdir(dir, 0o755) == 0 else { throw CKError.internalError("cannot create \(dir): \(FileIO.errnoText())") }
+            try FileIO.makeNewDirectory(dir)
         }
-        guard Glibc.rename(building, base + "/" + pending) == 0 else {
-            throw CKError.internalError("cannot move \(building) to \(base)/\(pending): \(FileIO.errnoText())")
-        }
+        try FileIO.rename(building, base + "/" + pending)
     }
 
     deinit {
@@ -124,14 +127,11 @@ package final class Intent {
         for d in dirs { FileIO.syncDirectory(d) }
     }
 
-    private static func rename(_ from: String, _ to: String) throws(CKError) {
-        guard Glibc.rename(from, to) == 0 else { throw CKError.internalError("cannot move \(from) to \(to): \(FileIO.errnoText())") }
-    }
+    private static func rename(_ from: String, _ to: String) throws(CKError) { try FileIO.rename(from, to) }
 
     /// The operation is whole: the intent record goes, then the old versions.
     package static func complete(base: String, pending: String) throws(CKError) {
-        let path = base + "/" + fileName
-        guard unlink(path) == 0 || errno == ENOENT else { throw CKError.internalError("cannot remove \(path): \(FileIO.errnoText())") }
+        try FileIO.unlink(base + "/" + fileName)
         FileIO.syncDirectory(base)
         FileIO.removeNow(base + "/" + pending)
     }
@@ -145,28 +145,43 @@ package final class Intent {
         return (FileIO.lexists(base + "/" + fileName), trees)
     }
 
+    /// Which steps an intent of each operation may name: `permits(operation, stepPath)`, the path relative to `base`.
+    package typealias Rule = (_ operation: String, _ path: String) -> Bool
+
+    /// The committed operation recorded in `base`, checked before anything acts on it: nil when there is none.
+    /// A record ck did not write (a step outside the paths `permits` allows for its operation, an absolute path,
+    /// `..`) is refused, naming the file and why: a store handed over by someone else must not make ck move or
+    /// remove files it was never asked to.
+    package static func read(_ base: String, permits: Rule) throws(CKError) -> (operation: String, pending: String, steps: [Step])? {
+        let path = base + "/" + fileName
+        guard let o = try JSONFile.readObject(path) else { return nil }
+        guard let pending = o["pending"]?.stringValue, pending.hasPrefix(pendingPrefix), !pending.contains("/"),
+              pending != pendingPrefix, let list = o["steps"]?.arrayValue, let operation = o["operation"]?.stringValue else {
+            throw CKError.corrupt(path: path, "not an intent record ck wrote")
+        }
+        var steps: [Step] = []
+        for s in list {
+            guard let p = s["path"]?.stringValue, let replaced = s["replaced"]?.boolValue else {
+                throw CKError.corrupt(path: path, "a step needs a \"path\" and \"replaced\"")
+            }
+            let parts = p.split(separator: "/", omittingEmptySubsequences: false)
+            guard !p.hasPrefix("/"), !parts.contains(".."), !parts.contains("."), !parts.contains(""), permits(operation, p) else {
+                throw CKError.corrupt(path: path, "step \(JSON.string(p).serialized()) is not a path a '\(operation)' changes; nothing was done")
+            }
+            steps.append(Step(path: p, replaced: replaced))
+        }
+        return (operation, pending, steps)
+    }
+
     /// Finishes an operation interrupted in `base` and removes trees no committed operation refers to; returns the
     /// finished operation's name. Call with the exclusive lock covering `base` held.
     @discardableResult
-    package static func recover(_ base: String) throws(CKError) -> String? {
+    package static func recover(_ base: String, permits: Rule) throws(CKError) -> String? {
         var finished: String? = nil
-        let path = base + "/" + fileName
-        if let o = try JSONFile.readObject(path) {
-            guard let pending = o["pending"]?.stringValue, pending.hasPrefix(pendingPrefix), !pending.contains("/"),
-                  let list = o["steps"]?.arrayValue else {
-                throw CKError.corrupt(path: path, "not an intent record ck wrote")
-            }
-            var steps: [Step] = []
-            for s in list {
-                guard let p = s["path"]?.stringValue, !p.hasPrefix("/"), !p.split(separator: "/").contains(".."),
-                      let replaced = s["replaced"]?.boolValue else {
-                    throw CKError.corrupt(path: path, "a step needs a relative path inside the store and \"replaced\"")
-                }
-                steps.append(Step(path: p, replaced: replaced))
-            }
-            try apply(base: base, pending: pending, steps: steps)
-            try complete(base: base, pending: pending)
-            finished = o["operation"]?.stringValue ?? "an operation"
+        if let intent = try read(base, permits: permits) {
+            try apply(base: base, pending: intent.pending, steps: intent.steps)
+            try complete(base: base, pending: intent.pending)
+            finished = intent.operation
         }
         for name in leftovers(base).trees { FileIO.removeNow(base + "/" + name) }
         return finished

@@ -27,6 +27,9 @@ package final class EnvironmentStore {
         return i
     }
 
+    /// The directories of an environment that commands list.
+    static let listedDirectories = StoreLayout.environmentTrees + ["notifications", "kv"]
+
     package var schemaPath: String { dir + "/schema.json" }
     package var zonesPath: String { dir + "/zones.json" }
     package var assetsDir: String { dir + "/assets" }
@@ -52,6 +55,8 @@ package final class EnvironmentStore {
             throw CKError(.badContainer, "container at \(containerDir) no longer exists")
         }
         try FileIO.makeDirectory(dir)
+        // What commands list must be real directories: a link would read as empty, or lead outside the store.
+        try FileIO.refuseLinks(in: dir, EnvironmentStore.listedDirectories)
         while true {
             let l = try FileLock(path: dir + "/.lock", exclusive: exclusive)
             defer { l.unlock() }
@@ -81,7 +86,7 @@ package final class EnvironmentStore {
         if try PendingNotifications.recover(self) == true {
             warnings.append(Diagnostic(place: dir, "delivered the notifications of a change a crash interrupted"))
         }
-        guard let op = try Intent.recover(dir) else { return nil }
+        guard let op = try Intent.recover(dir, permits: IntentRules.environment) else { return nil }
         // Which logs it replaced is not recorded: the index (a cache) starts again.
         try index()?.clear()
         warnings.append(Diagnostic(place: dir, "finished an interrupted '\(op)'"))

@@ -86,7 +86,7 @@ package struct PendingNotifications {
 
     package static func discard(_ env: EnvironmentStore) throws(CKError) {
         let path = PendingNotifications.path(env)
-        guard unlink(path) == 0 || errno == ENOENT else { throw CKError.internalError("cannot remove \(path): \(FileIO.errnoText())") }
+        try FileIO.unlink(path)
         FileIO.syncDirectory(env.dir)
     }
 

@@ -11,7 +11,11 @@ import CKSchema
 package struct StoreRoot: Sendable {
     package let path: String
 
-    package init(path: String) { self.path = path }
+    /// The store at `path`: from now on no path below it is reached through a symbolic link (`StoreBoundary`).
+    package init(path: String) {
+        self.path = path
+        StoreBoundary.register(path)
+    }
 
     package var configPath: String { path + "/" + StoreLayout.configName }
     package var lockPath: String { path + "/" + StoreLayout.lockName }
@@ -40,7 +44,12 @@ package struct StoreRoot: Sendable {
 
     /// Finishes (or rolls back) an interrupted root operation; returns its name. Call with the root lock held.
     @discardableResult
-    package func finishInterrupted() throws(CKError) -> String? { try Intent.recover(path) }
+    package func finishInterrupted() throws(CKError) -> String? { try Intent.recover(path, permits: IntentRules.root) }
+
+    /// Refuses a store whose containers/ or devices/ is a symbolic link: listed, it would read as empty.
+    package func refuseLinkedTrees() throws(CKError) {
+        try FileIO.refuseLinks(in: path, [StoreLayout.containersName, StoreLayout.devicesName])
+    }
 
     /// Makes the root directory.
     package func makeDirectory() throws(CKError) { try FileIO.makeDirectory(path) }
@@ -116,9 +125,7 @@ package struct StoreRoot: Sendable {
         let scratch = StoreRoot(path: path + "/" + intent.pending + "/scratch")
         try scratch.makeDirectory()
         let result = try build(scratch.path)
-        guard rename(scratch.containerDir(id), built) == 0 else {
-            throw CKError.internalError("cannot move \(scratch.containerDir(id)) to \(built): \(FileIO.errnoText())")
-        }
+        try FileIO.rename(scratch.containerDir(id), built)
         try locked(exclusive: true) { () throws(CKError) in
             if hasContainer(id) { throw taken() }
             try intent.commit()
@@ -130,6 +137,6 @@ package struct StoreRoot: Sendable {
     /// (ck.json first: a store without it is no store), and the directory itself when `directory` says so.
     package func discard(directory: Bool) {
         for name in StoreLayout.rootNames where FileIO.lexists(path + "/" + name) { FileIO.removeNow(path + "/" + name) }
-        if directory { rmdir(path) }
+        if directory { FileIO.removeEmptyDirectory(path) }
     }
 }

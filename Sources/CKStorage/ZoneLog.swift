@@ -110,7 +110,7 @@ package enum ZoneLog {
         var c = ZoneLogContents()
         c.validLength = offset
         c.lines = firstLine - 1
-        guard let size = FileIO.fileInfo(path)?.size else { return c }
+        guard let size = try FileIO.info(path)?.size else { return c }
         var piece = first
         while c.validLength < size {
             guard let bytes = try FileIO.readRange(path, from: c.validLength, count: piece) else { break }

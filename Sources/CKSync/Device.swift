@@ -79,6 +79,8 @@ public final class Device {
             if let user = db.caller.userName { _ = try db.container.resolveUser(user) }
             try FileIO.makeDirectory(dir)
         }
+        // SQLite opens the file by name: nothing on the way may be a link.
+        try FileIO.refuseLinks(path)
         let conn: SQLiteConnection
         do { conn = try SQLiteConnection(path: path) } catch {
             throw CKError.internalError("device file \(path): \(error.message)")
@@ -100,7 +102,7 @@ public final class Device {
         }
         let path = directory(for: db) + "/" + name + ".sqlite"
         for p in [path, path + "-journal", path + ".lock"] where FileIO.exists(p) {
-            guard unlink(p) == 0 else { throw CKError.internalError("cannot remove \(p): \(FileIO.errnoText())") }
+            try FileIO.unlink(p)
         }
         FileIO.syncDirectory(directory(for: db))
     }

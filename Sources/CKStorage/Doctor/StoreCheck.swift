@@ -40,7 +40,8 @@ package struct StoreCheck {
         d.checkFaultRules = faultRules
         let lock = try FileLock(path: root.lockPath, exclusive: repair)
         defer { lock.unlock() }
-        d.checkInterrupted(root.path) { () throws(CKError) -> String? in try root.finishInterrupted() }
+        d.checkLinks()
+        d.checkInterrupted(root.path, permits: IntentRules.root) { () throws(CKError) -> String? in try root.finishInterrupted() }
         d.checkRoot()
         for id in FileIO.list(root.path + "/" + StoreLayout.containersName) where !id.hasPrefix(".") {
             d.checkContainer(id)
@@ -89,7 +90,7 @@ package struct StoreCheck {
 
     /// Moves a file aside; returns where it went.
     package mutating func moveAside(_ path: String) -> String? {
-        guard let dest = aside(path), rename(path, dest) == 0 else { return nil }
+        guard let dest = aside(path), (try? FileIO.rename(path, dest)) != nil else { return nil }
         return dest
     }
 
@@ -220,7 +221,7 @@ package struct StoreCheck {
             do {
                 try envStore.locked(exclusive: repair, recover: false) { () throws(CKError) in
                     checkPendingNotifications(envStore)
-                    checkInterrupted(envStore.dir) { () throws(CKError) -> String? in try envStore.finishInterrupted() }
+                    checkInterrupted(envStore.dir, permits: IntentRules.environment) { () throws(CKError) -> String? in try envStore.finishInterrupted() }
                     checkEnvironment(envStore)
                 }
             } catch {
