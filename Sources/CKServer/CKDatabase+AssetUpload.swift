@@ -27,8 +27,11 @@ extension CKDatabase {
     public func rereference(sha256: String, recordName: String, field: String, zone zoneName: String) throws(CKError) -> Asset {
         let hex = sha256.lowercased()
         var held = Set<String>()
-        if let result = try? fetch([recordName], zone: zoneName).first, case .saved(let record) = result {
-            record.fields[field]?.collectAssetHashes(into: &held)
+        // A record that isn't there (or can't be read) holds nothing; a damaged store is its own error.
+        do throws(CKError) {
+            if case .saved(let record)? = try fetch([recordName], zone: zoneName).first { record.fields[field]?.collectAssetHashes(into: &held) }
+        } catch where [.unknownItem, .zoneNotFound, .permissionFailure, .userDeletedZone, .invalidArguments].contains(error.code) {
+            held = []
         }
         guard held.contains(hex) else {
             throw CKError(.unknownItem, "Asset not found: \(hex) is not in field '\(field)' of a record '\(recordName)' you can read in zone \(zoneName)",

@@ -5,10 +5,11 @@ import CKModel
 /// not make the next command move or remove anything but the files that operation changes.
 enum IntentRules {
     /// At the store root: a container delete names ck.json and the container's trees; an import into a new
-    /// container names that container's directory.
+    /// container and a container create name that container's directory.
     static func root(_ operation: String, _ path: String) -> Bool {
         for (prefix, allowed) in [("container delete ", { (id: String) in [StoreLayout.configName] + StoreLayout.containerTrees(id) }),
-                                  ("import into new container ", { (id: String) in [StoreLayout.containersName + "/" + id] })]
+                                  ("import into new container ", { (id: String) in [StoreLayout.containersName + "/" + id] }),
+                                  ("container create ", { (id: String) in [StoreLayout.containersName + "/" + id] })]
         where operation.hasPrefix(prefix) {
             let id = String(operation.dropFirst(prefix.count))
             return !id.isEmpty && !id.contains("/") && !id.hasPrefix(".") && allowed(id).contains(path)

@@ -177,7 +177,8 @@ import CKModel
         #expect(get.json["reason"]?.stringValue == linked, "\(get.text)")
         #expect(HTTPClient.find(Array("SECRET".utf8), in: get.body) == nil, "read outside the store")
         // assets/rereference does not vouch for bytes behind the link either: the asset's own error says why.
-        let reref = try s.post("private", "assets/rereference", #"{"assets":[{"fileChecksum":\#(single["fileChecksum"]?.serialized() ?? "null"),"size":1}]}"#)
+        let reref = try s.post("private", "assets/rereference",
+                               #"{"assets":[{"fileChecksum":\#(single["fileChecksum"]?.serialized() ?? "null"),"size":1,"recordName":"p","fieldName":"image"}]}"#)
         #expect(reref.status == 200)
         #expect(reref.json["assets"]?.arrayValue?.first?["serverErrorCode"] == .string("INTERNAL_ERROR"), "\(reref.text)")
         #expect(reref.json["assets"]?.arrayValue?.first?["reason"]?.stringValue == linked, "\(reref.text)")
