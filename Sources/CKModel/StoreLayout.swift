@@ -72,6 +72,7 @@ package enum StoreLayout {
         Entry(pattern: env + "/.index.sqlite-shm", holds: "SQLite's shared memory of the index.", owner: .server, kind: .cache, manual: false),
         Entry(pattern: env + "/.index.sqlite-journal", holds: "SQLite's rollback journal of the index.", owner: .server, kind: .cache, manual: false),
         Entry(pattern: env + "/.notifications-pending.json", holds: "Notifications of a change not yet delivered to the notification logs.", owner: .server, kind: .transient, manual: false),
+        Entry(pattern: env + "/.register-pending.json", holds: "Users an import or model schema import committed, not yet listed in container.json.", owner: .server, kind: .transient, manual: false),
         Entry(pattern: env + "/.intent.json", holds: "An operation on several environment files in progress (zone delete, import, reset, gc).", owner: .server, kind: .transient, manual: false),
         Entry(pattern: env + "/.pending-<id>/…", holds: "The staged new and old versions of the environment's operation in progress.", owner: .server, kind: .transient, manual: false),
         Entry(pattern: device + "/<device>.sqlite-wal", holds: "SQLite's write-ahead log of a replica.", owner: .sync, kind: .cache, manual: false),

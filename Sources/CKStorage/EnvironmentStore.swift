@@ -8,6 +8,9 @@ package final class EnvironmentStore {
     package let dir: String
     package let environment: Environment
     package var warnings: [Diagnostic] = []
+    /// faults.json as a writer's fault stage left it, not yet written: it goes with the operation's next request
+    /// of records (in its pending record), or alone when the operation ends (docs/faults.md, "When a count is spent").
+    package var heldFaults: JSON?
     /// Whether to keep and use `.index.sqlite` (off: every read folds whole logs).
     package let indexEnabled: Bool
     private var openedIndex: RecordIndex?
