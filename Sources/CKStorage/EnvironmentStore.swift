@@ -82,7 +82,7 @@ package final class EnvironmentStore {
     @discardableResult
     package func finishInterrupted() throws(CKError) -> String? {
         if try PendingNotifications.recover(self) == true {
-            warnings.append(Diagnostic(place: dir, "delivered the notifications of a change a crash interrupted"))
+            warnings.append(Diagnostic(place: dir, "finished a change a crash interrupted (its notifications, schema change or fault counts)"))
         }
         guard let op = try Intent.recover(dir) else { return nil }
         // Which logs it replaced is not recorded: the index (a cache) starts again.
