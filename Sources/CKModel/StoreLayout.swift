@@ -67,7 +67,7 @@ package enum StoreLayout {
         Entry(pattern: ".pending-<id>/…", holds: "The staged new and old versions of the root's operation in progress.", owner: .server, kind: .transient, manual: false),
         Entry(pattern: "containers/<id>/.lock", holds: "flock target kept by older stores; ck accepts it and takes no lock on it.", owner: .server, kind: .lock, manual: false),
         Entry(pattern: env + "/.lock", holds: "flock target for everything in the environment (shared by readers, exclusive by writers).", owner: .server, kind: .lock, manual: false),
-        Entry(pattern: env + "/.faults.lock", holds: "flock target for faults.json's read-modify-write, taken last and alone.", owner: .server, kind: .lock, manual: false),
+        Entry(pattern: env + "/.faults.lock", holds: "flock target for faults.json's read-modify-write, always taken last.", owner: .server, kind: .lock, manual: false),
         Entry(pattern: env + "/.index.sqlite-wal", holds: "SQLite's write-ahead log of the index.", owner: .server, kind: .cache, manual: false),
         Entry(pattern: env + "/.index.sqlite-shm", holds: "SQLite's shared memory of the index.", owner: .server, kind: .cache, manual: false),
         Entry(pattern: env + "/.index.sqlite-journal", holds: "SQLite's rollback journal of the index.", owner: .server, kind: .cache, manual: false),

@@ -94,7 +94,7 @@ import CKTestSupport
     /// A user's import into an environment that exists but holds nothing: its records and its entry in
     /// container.json (the users the container lists) go together.
     @Test func importIntoEmptyEnvironment() throws {
-        try KillPoints.run("import (new user, empty environment)", prepare: { s in
+        try KillPoints.run("import (new user, empty environment)", budget: KillPoints.smallBudget, prepare: { s in
             // The environment exists (a zone came and went) and holds nothing; alice is not listed.
             try s.ck("zone", "create", "Tmp")
             try s.ck("zone", "delete", "Tmp", "-y")
@@ -109,7 +109,7 @@ import CKTestSupport
 
     /// model schema --import: the development schema, Core Data's zone and the caller's entry in container.json.
     @Test func modelSchemaImport() throws {
-        try KillPoints.run("model schema --import", prepare: { s in
+        try KillPoints.run("model schema --import", budget: KillPoints.smallBudget, prepare: { s in
             try s.write(KillPoints.model, to: "Trip.swift")
             // Another user made the store: the acting user is not listed yet.
             try s.ck("--as", "bob", "zone", "create", "Z")
@@ -164,12 +164,15 @@ enum KillPoints {
     static let calls = "write,pwrite64,fsync,fdatasync,rename,renameat,renameat2,unlink,unlinkat,rmdir,mkdir,mkdirat,ftruncate,openat"
     /// At most this many kill points per command (all of them when CK_KILL_POINTS=all).
     static let budget = 50
+    /// The sample of the two import scenarios of issue 28 (over 120 points each, a quarter of them wrong before
+    /// its fix): it keeps the default run near its time; CK_KILL_POINTS=all runs every point of them too.
+    static let smallBudget = 25
 
     /// One call that changes a file: its name and which occurrence of that name it is (strace counts per call).
     struct Point: Hashable { var call: String; var occurrence: Int }
 
-    static func run(_ name: String, prepare: (Sandbox) throws -> Void, command: (Sandbox) -> [String], stdin: String? = nil,
-                    observe: (Sandbox) throws -> [String]) throws {
+    static func run(_ name: String, budget: Int = KillPoints.budget, prepare: (Sandbox) throws -> Void, command: (Sandbox) -> [String],
+                    stdin: String? = nil, observe: (Sandbox) throws -> [String]) throws {
         let strace = try RequiredTool.require("strace")
         let s = try Sandbox()
         let store = s.dir + "/store"
