@@ -81,8 +81,11 @@ package final class EnvironmentStore {
     /// Finishes (or rolls back) an interrupted operation on several files; call with the exclusive lock held.
     @discardableResult
     package func finishInterrupted() throws(CKError) -> String? {
-        if try PendingNotifications.recover(self) == true {
-            warnings.append(Diagnostic(place: dir, "finished a change a crash interrupted (its notifications, schema change or fault counts)"))
+        // Said only when notifications went out late; a schema change or fault counts finished with their whole
+        // lines are the save as it was made (as silent as lines appended but not yet acknowledged).
+        let notifies = PendingNotifications.carriesNotifications(self)
+        if try PendingNotifications.recover(self) == true && notifies {
+            warnings.append(Diagnostic(place: dir, "delivered the notifications of a change a crash interrupted"))
         }
         guard let op = try Intent.recover(dir) else { return nil }
         // Which logs it replaced is not recorded: the index (a cache) starts again.

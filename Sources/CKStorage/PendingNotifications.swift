@@ -99,6 +99,13 @@ package struct PendingNotifications {
         try PendingNotifications.discard(env)
     }
 
+    /// Whether the record waiting in `env` holds notifications (false when there is none, or it can't be read).
+    package static func carriesNotifications(_ env: EnvironmentStore) -> Bool {
+        let path = PendingNotifications.path(env)
+        guard let o = try? JSONFile.readObject(path), let p = try? PendingNotifications(json: o, path: path) else { return false }
+        return !p.byOwner.isEmpty
+    }
+
     package static func discard(_ env: EnvironmentStore) throws(CKError) {
         let path = PendingNotifications.path(env)
         guard unlink(path) == 0 || errno == ENOENT else { throw CKError.internalError("cannot remove \(path): \(FileIO.errnoText())") }
