@@ -107,7 +107,6 @@ extension CKContainer {
         return created
     }
 
-    /// Records a user in container.json the first time it is met.
     /// container.json's entry for a user the container has just met.
     package func newUserEntry(_ name: String) -> [String: JSON] {
         ["userRecordName": .string(CKContainer.userRecordName(for: name)),
@@ -136,6 +135,7 @@ extension CKContainer {
         try env.locked(exclusive: true) { () throws(CKError) in try PendingRegistration.discard(env, ifStill: pending.users) }
     }
 
+    /// Records a user in container.json the first time it is met.
     package func register(user: String) throws(CKError) {
         if try info()["users"]?[user] != nil { return }
         try updateUser(user, create: true) { (_) throws(CKError) in }
