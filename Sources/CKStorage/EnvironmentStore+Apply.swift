@@ -49,7 +49,13 @@ extension EnvironmentStore {
                         notifications: PendingNotifications?) throws(CKError) -> ZoneLogContents {
         guard !entries.isEmpty else { return tail }
         try notifications?.record(self)
-        let spans = try ZoneLog.append(path, entries, after: tail, sync: false)
+        let spans: [(offset: Int, length: Int)]
+        do throws(CKError) { spans = try ZoneLog.append(path, entries, after: tail, sync: false) } catch {
+            // A refused append (not a crash) settles its record now, as the next writer would: applied if the lines
+            // are whole, dropped if not, so no failed write leaves one behind.
+            if notifications != nil { _ = try? PendingNotifications.recover(self) }
+            throw error
+        }
         try index()?.appended(path, entries, spans: spans, after: tail)
         let next = ZoneLogContents.after(tail, spans: spans, count: entries.count)
         try notifications?.deliver(self, checkExisting: false)
