@@ -116,7 +116,8 @@ extension CKContainer {
     /// Stages the listing of `names` (those container.json does not list yet, as `info` has it) in an
     /// environment replacement, so it commits with it (`PendingRegistration`); one already waiting is kept.
     package func stageRegistration(of names: [String], info: JSON, in replacement: inout EnvironmentReplacement, env: EnvironmentStore) throws(CKError) {
-        var users = try PendingRegistration.read(env)?.users ?? [:]
+        // One already waiting (a crash kept it from being listed) goes on in the new record; a damaged one is replaced.
+        var users = (try? PendingRegistration.read(env))?.users ?? [:]
         for name in names where info["users"]?[name] == nil && users[name] == nil { users[name] = .object(newUserEntry(name)) }
         guard !users.isEmpty else { return }
         replacement.staging.append(PendingRegistration.fileName)
@@ -126,7 +127,16 @@ extension CKContainer {
     /// Lists the users a committed operation staged in `env` (`PendingRegistration`), then drops the record. Call
     /// without the environment's lock (the root lock is taken first).
     package func finishRegistration(_ env: EnvironmentStore) throws(CKError) {
-        guard try PendingRegistration.waits(env), let pending = try PendingRegistration.read(env) else { return }
+        guard try PendingRegistration.waits(env) else { return }
+        let pending: PendingRegistration
+        do throws(CKError) {
+            guard let read = try PendingRegistration.read(env) else { return }
+            pending = read
+        } catch {
+            // A damaged record must not stop the environment's work: its users stay unlisted until they write.
+            store.warn(Diagnostic(place: PendingRegistration.path(env), error.reason + "; ignored (remove the file: its users are listed when they next write)"))
+            return
+        }
         try updateInfo { (o) throws(CKError) in
             var users = o["users"]?.objectValue ?? [:]
             for (name, entry) in pending.users where users[name] == nil { users[name] = entry }
