@@ -333,11 +333,13 @@ extension CKContainer {
             var file = SubscriptionFile()
             file.subscriptions = oldSubscriptions.filter { !owns($0.ownerRecordName) } + subscriptions
             replacement.subscriptions = file
+            // The caller and the document's users are listed with the data, all or nothing.
+            try stageRegistration(of: (caller.userName.map { [$0] } ?? []) + users.map { $0.0 }, info: state.info, in: &replacement, env: env)
             state.changes.append(.replaceEnvironment(replacement))
             return FixtureSummary(zones: zones.count, records: records.count, assets: assets.count, users: users.count,
                                   subscriptions: subscriptions.count, keyValueStores: keyValueStores.count, kept: kept.count)
         }
-        for (name, _) in users { try register(user: name) }
+        try finishRegistration(env)
         return summary
     }
 

@@ -8,6 +8,9 @@ package final class EnvironmentStore {
     package let dir: String
     package let environment: Environment
     package var warnings: [Diagnostic] = []
+    /// faults.json as a writer's fault stage left it, not yet written: it goes with the operation's next request
+    /// of records (in its pending record), or alone when the operation ends (docs/faults.md, "When a count is spent").
+    package var heldFaults: JSON?
     /// Whether to keep and use `.index.sqlite` (off: every read folds whole logs).
     package let indexEnabled: Bool
     private var openedIndex: RecordIndex?
@@ -83,7 +86,10 @@ package final class EnvironmentStore {
     /// Finishes (or rolls back) an interrupted operation on several files; call with the exclusive lock held.
     @discardableResult
     package func finishInterrupted() throws(CKError) -> String? {
-        if try PendingNotifications.recover(self) == true {
+        // Said only when notifications went out late; a schema change or fault counts finished with their whole
+        // lines are the save as it was made (as silent as lines appended but not yet acknowledged).
+        let notifies = PendingNotifications.carriesNotifications(self)
+        if try PendingNotifications.recover(self) == true && notifies {
             warnings.append(Diagnostic(place: dir, "delivered the notifications of a change a crash interrupted"))
         }
         guard let op = try Intent.recover(dir, permits: IntentRules.environment) else { return nil }

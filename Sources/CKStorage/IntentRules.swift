@@ -18,8 +18,10 @@ enum IntentRules {
     }
 
     /// In an environment: its data files and the trees that hold them (public, private/<user>, assets/<sha256>, …);
-    /// never its lock, index or another operation's leftovers.
+    /// and the users an import lists (`.register-pending.json`); never its lock, index or another operation's leftovers.
     static func environment(_ operation: String, _ path: String) -> Bool {
-        StoreLayout.entry(for: "containers/c/development/" + path, including: [.data]) != nil
+        // The users an import lists ride in its intent too (PendingRegistration).
+        if path == PendingRegistration.fileName { return true }
+        return StoreLayout.entry(for: "containers/c/development/" + path, including: [.data]) != nil
     }
 }

@@ -36,6 +36,7 @@ extension CKDatabase {
                     validate: () throws(CKError) -> Void = {}, progress: (Int) -> Void = { _ in },
                     _ apply: (inout PipelineState) throws(CKError) -> T) throws(CKError) -> T {
         try validate()
+        try container.finishRegistration(env)
         // One read of container.json per operation: the caller's account status, roles and quota (a user never
         // met is available).
         let info = try container.info()
@@ -50,7 +51,7 @@ extension CKDatabase {
             let zone = try zoneName.map { (name) throws(CKError) -> Zone in try resolveZone(name, catalog: catalog) }
             let context = OperationContext(kind: kind, caller: caller, container: container.identifier, environment: environment,
                                            database: scope, zone: zone?.zoneID, accountStatus: status)
-            let faults = FaultEngine(env)
+            let faults = FaultEngine(env, deferred: kind.writes)
             let gate = RecordGate.operation(context, database: scope, roles: roles, administrator: administrator,
                                            listed: known != nil, faults: faults)
             var state = PipelineState(context: context, info: info, catalog: catalog, zone: zone, gate: gate, faults: faults)
@@ -60,9 +61,19 @@ extension CKDatabase {
                 if !administrator { try authorize(c) }
                 if kind == .recordModify && !administrator { state.quota = try quotaBudget(catalog: catalog, info: info) }
             }
-            let result = try apply(&state)
-            wroteNothing = state.wroteNothing && state.changes.isEmpty
-            try env.apply(state.changes, progress: progress)
+            let result: T
+            do throws(CKError) {
+                result = try apply(&state)
+                wroteNothing = state.wroteNothing && state.changes.isEmpty
+                try env.apply(state.changes, progress: progress)
+            } catch {
+                // The operation failed (a fired rule, a refusal): the counts its fault stage moved are its outcome.
+                try? faults.writeHeld()
+                throw error
+            }
+            // Counts not taken by a request of records go after the changes: a crash never spends one on an
+            // operation that did not happen.
+            try faults.writeHeld()
             if let lost = state.lostResponse { throw lost }
             return result
         }

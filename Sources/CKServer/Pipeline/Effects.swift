@@ -23,22 +23,28 @@ package struct RecordEffects {
         hook = h?.isEmpty == false ? h : nil
     }
 
-    /// Hands one request's changes to the writer, in the order it keeps: asset bytes and schema first (a crash
-    /// after them leaves a field with no records, never a record the schema lacks), then the lines with the
-    /// notifications they make (recorded durably before the lines, delivered after them).
+    /// Hands one request's changes to the writer, in the order it keeps: asset bytes first (a crash after them
+    /// leaves bytes with no records), then the lines with what takes effect with them — the notifications they
+    /// make and the schema they grew — recorded durably before the lines and applied after them, so a crash
+    /// leaves both or neither.
     package mutating func commit(_ entries: [LogEntry], schema: Schema, schemaChanged: Bool, assets: [String: [UInt8]]) throws(CKError) {
         guard !entries.isEmpty else { return }
         var changes: [StoreChange] = []
         for hash in assets.keys.sorted() {
             if let bytes = assets[hash] { changes.append(.asset(sha256: hash, bytes: bytes)) }
         }
-        if schemaChanged { changes.append(.schema(schema)) }
         // Read before the log moves on: a change's "before" record is what the reader sees now.
         let found = try hook.map { (h) throws(CKError) -> [NotificationHook.Change] in try h.changes(entries, reader: reader) } ?? []
         var pending: PendingNotifications? = nil
         if !found.isEmpty, var h = hook {
             pending = h.prepare(found, schema: schema, logPath: path, at: tail.validLength, entries: entries)
             hook = h
+        }
+        if schemaChanged, let first = entries.first {
+            if pending == nil {
+                pending = PendingNotifications(log: db.env.relative(path), offset: tail.validLength, count: entries.count, firstSeq: first.seq)
+            }
+            pending?.schema = schema
         }
         changes.append(.records(path: path, entries: entries, tail: tail, notifications: pending))
         let tails = try db.env.apply(changes)

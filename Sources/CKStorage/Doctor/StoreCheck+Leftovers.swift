@@ -75,20 +75,20 @@ extension StoreCheck {
         }
     }
 
-    /// Notifications recorded for a change that a crash interrupted before they reached the notification logs.
+    /// What a change that a crash interrupted recorded to apply with its lines (notifications, schema, fault counts).
     package mutating func checkPendingNotifications(_ env: EnvironmentStore) {
         let path = PendingNotifications.path(env)
         guard FileIO.lexists(path) else { return }
-        let what = "notifications of a change that a crash interrupted, not yet delivered"
+        let what = "notifications, schema change or fault counts of a change that a crash interrupted, not yet applied"
         guard repair else {
             note(.warning, path, what, fix: "the next command in this environment delivers them (or drops them if the change never reached the log); 'ck doctor --repair' does it now")
             return
         }
         do {
             let delivered = try PendingNotifications.recover(env)
-            note(.warning, path, what, fix: delivered == true ? "delivered" : "dropped: the change never reached the log", repaired: true)
+            note(.warning, path, what, fix: delivered == true ? "applied" : "dropped: the change never reached the log", repaired: true)
         } catch {
-            note(.problem, path, "\(what): \(error.reason)", fix: "move it out of the store (the notifications are then lost)")
+            note(.problem, path, "\(what): \(error.reason)", fix: "move it out of the store (what it holds is then lost)")
         }
     }
 
