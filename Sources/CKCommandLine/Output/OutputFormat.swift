@@ -23,6 +23,7 @@ public enum OutputFormat: String, CaseIterable, Sendable {
         ("ck record list", "record names"),
         ("ck changes zone", "record names saved or deleted"),
         ("ck changes database", "zone names"),
+        ("ck share list", "share record names"),
         ("ck zone create", "the zone name"),
         ("ck zone list", "zone names"),
         ("ck zone show", "the zone name"),

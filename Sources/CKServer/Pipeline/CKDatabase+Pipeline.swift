@@ -70,7 +70,7 @@ extension CKDatabase {
             if kind != .recordModify { state.lostResponse = try injectFaults(faults, faultPoint(context, ops: FaultRule.ops(of: kind))) }
             try store.admit(context) { (c) throws(CKError) in
                 if !administrator { try authorize(c) }
-                if kind == .recordModify && !administrator { state.quota = try quotaBudget(catalog: catalog, info: info) }
+                if kind == .recordModify && !administrator { state.quota = try quotaBudget(catalog: catalog, info: info, zone: zone) }
             }
             let result = try apply(&state)
             wroteNothing = state.wroteNothing && state.changes.isEmpty
