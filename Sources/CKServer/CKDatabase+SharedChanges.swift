@@ -66,6 +66,13 @@ extension CKDatabase {
                 if ended > since { zones.append(ZoneChange(zoneID: z.zoneID, deleted: true, seq: ended)) }
             }
         }
+        // Zones their owner deleted while the caller had accepted a share of them.
+        var reported = Set<ZoneID>()
+        for d in catalog.deleted.sorted(by: { $0.seq > $1.seq }) where d.sharedWith.contains(userRecordName) {
+            guard !zones.contains(where: { $0.zoneID == d.zone.zoneID }), reported.insert(d.zone.zoneID).inserted else { continue }
+            high = max(high, d.seq)
+            if d.seq > since { zones.append(ZoneChange(zoneID: d.zone.zoneID, deleted: true, seq: d.seq)) }
+        }
         return (zones, high)
     }
 }

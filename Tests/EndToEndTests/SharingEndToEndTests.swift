@@ -242,6 +242,37 @@ import Testing
         #expect(try s.ck("--as", "bob", "--db", "shared", "device", "records", "phone", "-o", "plain").stdout == "")
     }
 
+    @Test func theOwnerDeletingTheZoneTakesItFromTheParticipant() throws {
+        let s = try Sandbox()
+        try groceries(s)
+        #expect(try s.ck("--as", "alice", "-z", "Lists", "share", "create", "list-1", "--public-permission", "readOnly").status == 0)
+        let link = try url(s, "--as", "alice", "-z", "Lists", "share", "show", "list-1")
+        #expect(try s.ck("--as", "bob", "share", "accept", link).status == 0)
+        #expect(try s.ck("--as", "bob", "--db", "shared", "sync", "tablet").status == 0)
+        let token = json(try s.ck("--as", "bob", "--db", "shared", "changes", "database", "-o", "json"))["syncToken"] as? String ?? ""
+        #expect(try s.ck("--as", "alice", "zone", "delete", "Lists", "-y").status == 0)
+        // carol never took part: nothing of alice's zone reaches her feed.
+        #expect(!(try s.ck("--as", "carol", "--db", "shared", "changes", "database", "-o", "plain").stdout.contains("Lists")))
+        let changes = try s.ck("--as", "bob", "--db", "shared", "changes", "database", "--since", token, "-o", "plain")
+        #expect(changes.stdout.contains("deleted\tLists"), "\(changes.stdout)")
+        let synced = try s.ck("--as", "bob", "--db", "shared", "sync", "tablet", "-o", "plain")
+        #expect(synced.stdout.contains("zoneDeleted"), "\(synced.stdout)")
+        #expect(try s.ck("--as", "bob", "--db", "shared", "device", "records", "tablet", "-o", "plain").stdout == "")
+    }
+
+    @Test func sharesSurviveAnExportAndImportAndTheSchemaNamesTheShareType() throws {
+        let s = try Sandbox()
+        try groceries(s)
+        #expect(try s.ck("--as", "alice", "-z", "Lists", "share", "create", "list-1", "--title", "Groceries").status == 0)
+        let schema = try s.ck("schema", "export")
+        #expect(schema.stdout.contains("RECORD TYPE \"cloudkit.share\" ("), "\(schema.stdout)")
+        #expect(schema.stdout.contains("\"cloudkit.title\" STRING"), "\(schema.stdout)")
+        try s.write(schema.stdout, to: "schema.ckdb")
+        let fresh = try Sandbox()
+        let imported = try fresh.run(["schema", "import", s.dir + "/schema.ckdb"])
+        #expect(imported.status == 0, "\(imported.stderr)")
+    }
+
     @Test func aParticipantLeavesAndTheShareStaysForTheOthers() throws {
         let s = try Sandbox()
         try groceries(s)
