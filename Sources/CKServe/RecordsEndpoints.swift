@@ -20,6 +20,9 @@ enum RecordsEndpoints {
         // A filter's `type` is optional, as a saved field's is: take it from the schema where the value alone can't say.
         let fields = (try? context.container().schema(context.environment))?.recordTypes[recordType]?.fields ?? [:]
         let parsed = try QueryFilter.webServices(.object(typingFilterValues(q.object, fields: fields)), label: "query")
+        if context.scope == .shared && body.value("zoneID") == nil {
+            throw WireBody.bad("zoneID", "missing: queries in the shared database must name a zone; cross-zone queries are not supported there")
+        }
         let zone = try body.zoneName() ?? Names.defaultZoneName
         let limit = try body.int("resultsLimit", in: 1...Int(Int32.max)).map { min($0, maxResults) }
         let keys = try body.desiredKeys()
@@ -93,7 +96,8 @@ enum RecordsEndpoints {
     /// one entry per operation, in order: the saved record, `{recordName, deleted:true}`, or a per-record error.
     static func modify(_ context: RequestContext) throws(CKError) -> JSON {
         let body = context.wire
-        let decoded = try WireModify(body)
+        var decoded = try WireModify(body)
+        try decoded.nameParticipants(try context.container().users())
         let db = try context.database()
         let result = try db.modify(decoded.operations, zone: decoded.zone, atomic: decoded.atomic)
         let encoder = WireRecordEncoder(context, desiredKeys: decoded.desiredKeys, numbersAsStrings: decoded.numbersAsStrings)
@@ -142,6 +146,19 @@ struct WireModify {
 
     /// Record keys clients send or echo that a save ignores (pyicloud sends pluginFields with each record).
     static let ignoredRecordKeys: Set<String> = ["pluginFields", "shortGUID", "expirationTime", "isEncrypted"]
+
+    /// Gives participants named by user record name alone the name the container knows them by (a share shows it
+    /// as the identity's given name).
+    mutating func nameParticipants(_ users: [ContainerUser]) throws(CKError) {
+        for i in operations.indices {
+            guard var input = operations[i].share, var list = input.participants else { continue }
+            for j in list.indices where list[j].userName == list[j].userRecordName {
+                if let u = users.first(where: { $0.userRecordName == list[j].userRecordName }) { list[j].userName = u.name }
+            }
+            input.participants = list
+            operations[i].share = input
+        }
+    }
 
     init(_ body: WireBody) throws(CKError) {
         guard let items = try body.objects("operations") else {
