@@ -207,10 +207,7 @@ struct PyiCloudConformanceTests {
         #expect(out["query"] == .array([.string("item-1")]))
         #expect(out["lookup"] == .array([.string("list-1")]))
         #expect(out["lookupShortGUID"] == .array([.string(guid)]))
-        // The sharing core's shared-database zone feed still shows the owner's whole zone (the lead's work in
-        // progress): known, so this fails loudly once it is fixed and the wrapper must go.
-        withKnownIssue("changes/zone in the shared database lists records outside the share") {
-            #expect(out["changes"] == .array([.string("item-1"), .string("list-1"), .string("share-list-1")]))
-        }
+        // The shared zone's feed holds the shared hierarchy only: "other" in alice's zone is not in it.
+        #expect(out["changes"] == .array([.string("item-1"), .string("list-1"), .string("share-list-1")]))
     }
 }

@@ -193,6 +193,9 @@ final class SharingFixture {
         #expect(accepted["share"]?["participants"]?.arrayValue?.last == F.participant(F.bob, "bob", type: "USER", status: "ACCEPTED", permission: "READ_ONLY"))
         let zones = try f.ok("bob", "shared/zones/list", "{}")["zones"]?.arrayValue ?? []
         #expect(zones.map { $0["zoneID"] } == [F.zoneID(F.alice)])
+        // The database feed shows the zone too, with its owner (sharing.md §10.5).
+        let feed = try f.ok("bob", "shared/changes/database", "{}")
+        #expect(feed["zones"]?.arrayValue?.map { $0["zoneID"] } == [F.zoneID(F.alice)])
         // zones/lookup with the owner finds it; another owner's zone of that name is not there.
         let looked = try f.ok("bob", "shared/zones/lookup", "{\"zones\": [{\"zoneName\": \"Lists\", \"ownerRecordName\": \"\(F.alice)\"}, {\"zoneName\": \"Lists\", \"ownerRecordName\": \"\(F.carol)\"}]}")
         let items = looked["zones"]?.arrayValue ?? []
@@ -227,11 +230,8 @@ final class SharingFixture {
         #expect(found[1]["currentUserParticipant"] == F.participant(F.bob, "bob", type: "USER", status: "ACCEPTED", permission: "READ_ONLY"))
         let changes = try f.ok("bob", "shared/changes/zone", "{\"zones\": [{\"zoneID\": \(zone)}]}")
         let feed = changes["zones"]?.arrayValue?.first
-        // The sharing core's shared-database zone feed still shows the owner's whole zone (the lead's work in
-        // progress): known, so this fails loudly once it is fixed and the wrapper must go.
-        withKnownIssue("changes/zone in the shared database lists records outside the share") {
-            #expect(Set(F.names(feed?["records"])) == ["list-1", "item-1", "share-list-1"])
-        }
+        // The shared zone's feed holds the shared hierarchy only: "other" in alice's zone is not in it.
+        #expect(Set(F.names(feed?["records"])) == ["list-1", "item-1", "share-list-1"])
         #expect(feed?["zoneID"] == F.zoneID(F.alice))
         // Writes to a read-only share: ACCESS_DENIED for each record, inside the 200.
         let tag = try #require(found.first?["recordChangeTag"]?.stringValue)
