@@ -144,6 +144,13 @@ struct WireModify {
     var desiredKeys: [String]?
     var numbersAsStrings: Bool
 
+    /// Whether two zone names read from zone IDs are one zone: equal, or in the shared database one naming the
+    /// owner (`NAME:OWNER`) and the other only the name.
+    static func sameZone(_ a: String, _ b: String) -> Bool {
+        func name(_ s: String) -> Substring { s.split(separator: ":", maxSplits: 1).first ?? Substring(s) }
+        return a == b || (a.contains(":") != b.contains(":") && name(a) == name(b))
+    }
+
     /// Record keys clients send or echo that a save ignores (pyicloud sends pluginFields with each record).
     static let ignoredRecordKeys: Set<String> = ["pluginFields", "shortGUID", "expirationTime", "isEncrypted"]
 
@@ -175,13 +182,14 @@ struct WireModify {
             guard item.value("operationType") != nil else { throw WireBody.bad(item.place("operationType"), "missing") }
             guard let record = try item.object("record") else { throw WireBody.bad(item.place("record"), "missing: each operation needs a record") }
             if let z = try record.zoneName() {
-                if let requestZone, z != requestZone {
+                if let requestZone, !WireModify.sameZone(z, requestZone) {
                     throw WireBody.bad(record.place("zoneID"), "the record is in zone '\(z)' but the request's zoneID is '\(requestZone)'")
                 }
-                if let rz = recordZone, rz.name != z {
+                if let rz = recordZone, !WireModify.sameZone(rz.name, z) {
                     throw WireBody.bad(record.place("zoneID"), "zone '\(z)' differs from '\(rz.name)' at \(rz.place): one request modifies one zone")
                 }
-                recordZone = (z, record.place("zoneID"))
+                // The name that names the owner (shared database `NAME:OWNER`) is the one kept.
+                if recordZone == nil || z.contains(":") { recordZone = (z, record.place("zoneID")) }
             }
             var recordObject = record.object
             for k in WireModify.ignoredRecordKeys { recordObject[k] = nil }
@@ -205,7 +213,7 @@ struct WireModify {
             operations.append(op)
             operationKeys.append(try item.desiredKeys())
         }
-        zone = requestZone ?? recordZone?.name ?? Names.defaultZoneName
+        zone = (requestZone?.contains(":") == true ? requestZone : recordZone?.name ?? requestZone) ?? Names.defaultZoneName
         // "The default value is true. Note this property only applies to custom zones."
         let explicit = try body.bool("atomic")
         if explicit == true && zone == Names.defaultZoneName {

@@ -233,11 +233,13 @@ final class SharingFixture {
         // The shared zone's feed holds the shared hierarchy only: "other" in alice's zone is not in it.
         #expect(Set(F.names(feed?["records"])) == ["list-1", "item-1", "share-list-1"])
         #expect(feed?["zoneID"] == F.zoneID(F.alice))
-        // Writes to a read-only share: ACCESS_DENIED for each record, inside the 200.
+        // Writes to a read-only share: ACCESS_DENIED for each record, inside the 200 (a record's zoneID without the
+        // owner is the request's zone).
         let tag = try #require(found.first?["recordChangeTag"]?.stringValue)
         let w = try f.ok("bob", "shared/records/modify", """
             {"zoneID": \(zone), "atomic": false, "operations": [
-              {"operationType": "update", "record": {"recordName": "list-1", "recordType": "List", "recordChangeTag": "\(tag)", "fields": {"title": {"value": "Mine"}}}},
+              {"operationType": "update", "record": {"recordName": "list-1", "recordType": "List", "recordChangeTag": "\(tag)",
+                                                     "zoneID": {"zoneName": "Lists"}, "fields": {"title": {"value": "Mine"}}}},
               {"operationType": "create", "record": {"recordName": "item-2", "recordType": "Item", "parent": {"recordName": "list-1"}, "fields": {"name": {"value": "Eggs"}}}}]}
             """)
         let results = w["records"]?.arrayValue ?? []
