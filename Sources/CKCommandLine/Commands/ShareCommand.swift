@@ -8,8 +8,8 @@ enum ShareCommand {
         discussion: "A share is a record of type cloudkit.share in a custom zone of its owner's private database. It shares a root record and every record below it through parent references (custom references are ignored), or a whole zone. The owner invites users; an invited user accepts the share's URL, and the owner's zone then appears in that user's shared database (--db shared), holding only the shared records, read and written as the participant's permission allows. A share whose public permission is not none is joined by anyone with its URL. See 'ck help sharing'.",
         examples: [("ck -z Lists share create list-1 --title Groceries", "Share list-1 and every record below it."),
                    ("ck -z Lists share invite list-1 bob --permission readWrite", "Invite bob."),
-                   ("ck --as bob share accept https://www.icloud.com/share/0abc…", "bob accepts: the zone appears in his shared database."),
-                   ("ck --as bob --db shared -z Lists query Item", "bob reads the shared items.")],
+                   ("ck --as bob share accept \"$URL\"", "bob accepts the URL ('ck share show' prints it): the zone appears in his shared database."),
+                   ("ck --as bob --db shared -z Lists record list", "bob reads the shared records.")],
         subcommands: [
             CommandSpec("create", summary: "Share a record hierarchy (a root and every record below it by parent), or the whole zone.",
                         discussion: "With a root record, the share and the root are saved in one batch and the root's share field points at the share. Without one, the zone named by -z is shared whole (record name cloudkit.zoneshare; the zone needs --zone-wide-sharing). A record takes part in one share only: a root whose ancestor or descendant is already shared answers alreadyShared.",
