@@ -93,10 +93,12 @@ package struct NotificationHook {
             file = SubscriptionFile()
         }
         let owner = zone.zoneID.ownerRecordName
+        // A participant's write through the shared database changes the owner's private zone.
+        let scope: DatabaseScope = db.scope == .shared ? .private : db.scope
         watching = file.subscriptions.filter { s in
-            guard s.database == db.scope else { return false }
+            guard s.database == scope else { return false }
             // Private databases are per user: only the owner's own subscriptions see its zones.
-            if db.scope != .public && s.ownerRecordName != owner { return false }
+            if scope != .public && s.ownerRecordName != owner { return false }
             switch s.kind {
             case .query(_, _, _, _, _, let z): return z == nil || z == zone.zoneID.zoneName
             case .recordZone(let z, _): return z == zone.zoneID.zoneName

@@ -27,7 +27,9 @@ public final class Device {
 
     /// `<store root>/devices/<container-id>/<environment>/<userRecordName>`: the devices of a database's user.
     public static func directory(for db: CKDatabase) -> String {
-        [db.container.store.root, StoreLayout.devicesName, db.container.identifier, db.environment.rawValue, db.userRecordName].joined(separator: "/")
+        // A device's copy of the shared database is a file of its own, as CKSyncEngine runs one engine per database.
+        [db.container.store.root, StoreLayout.devicesName, db.container.identifier, db.environment.rawValue, db.userRecordName]
+            .joined(separator: "/") + (db.scope == .shared ? "/shared" : "")
     }
 
     /// The device names of a database's user, sorted.
@@ -57,9 +59,9 @@ public final class Device {
 
     private static func open(_ name: String, database db: CKDatabase, create: Bool, explicitly: Bool) throws(CKError) -> Device {
         try Names.validateDeviceName(name)
-        guard db.scope == .private else {
-            throw CKError.invalid("devices sync the private database, not \(db.scope.rawValue)",
-                                  hint: "CloudKit's sync engine works on private (and shared) zones; drop --db")
+        guard db.scope != .public else {
+            throw CKError.invalid("devices sync the private or shared database, not public",
+                                  hint: "CloudKit's sync engine works on private and shared zones; drop --db, or use --db shared")
         }
         let dir = directory(for: db)
         let path = dir + "/" + name + ".sqlite"

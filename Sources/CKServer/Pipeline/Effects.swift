@@ -84,10 +84,17 @@ extension CKDatabase {
                 return false
             }
             let path = env.logPath(database: zone.database, zone: zone.zoneID)
-            types.append(typed ? Set(CKDatabase.fold(try env.readLog(path).entries).values.map(\.recordType)) : [])
+            // A zone that can hold shares is read for who had accepted them: their shared databases lose it too.
+            let sharable = zone.database == .private && zone.capabilities.contains(.sharing)
+            let live = typed || sharable ? CKDatabase.fold(try env.readLog(path).entries) : [:]
+            types.append(typed ? Set(live.values.map(\.recordType)) : [])
+            var sharedWith = Set<String>()
+            for r in live.values where r.isShare {
+                for p in r.shareInfo?.participants ?? [] where p.role != .owner && p.acceptance == .accepted { sharedWith.insert(p.userRecordName) }
+            }
             seq += 1
             catalog.zones.removeAll { $0.zoneID == zone.zoneID && $0.database == zone.database }
-            catalog.deleted.append((zone, store.now(), seq, purged))
+            catalog.deleted.append((zone, store.now(), seq, purged, sharedWith.sorted()))
             catalog.lastSeq = seq
         }
         return types
