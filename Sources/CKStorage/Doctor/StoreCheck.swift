@@ -248,6 +248,7 @@ package struct StoreCheck {
         // Logs.
         var referenced = Set<String>()
         for path in env.allLogPaths() { checkLog(path, env: env, assets: &referenced) }
+        checkShares(env)
         // Subscriptions and notifications.
         checkSubscriptions(env)
         for name in FileIO.list(env.notificationsDir).sorted() where !name.hasPrefix(".") && !FileIO.isSymlink(env.notificationsDir + "/" + name) {
