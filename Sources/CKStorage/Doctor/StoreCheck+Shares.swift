@@ -7,7 +7,7 @@ import CKModel
 /// reference to a share that isn't its own is cleared); the rest needs a person and is reported.
 extension StoreCheck {
     package mutating func checkShares(_ env: EnvironmentStore) {
-        for path in env.allLogPaths() {
+        for path in sharingLogs {
             // A log that can't be read was reported by checkLog.
             guard let contents = try? ZoneLog.read(path) else { continue }
             let live = ZoneLog.fold(contents.entries)
