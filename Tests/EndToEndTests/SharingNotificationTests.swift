@@ -87,8 +87,7 @@ import Testing
         let saved = try s.ck("--as", "bob", "--db", "shared", "-z", "Lists", "record", "save", "Item", "--name", "bread", "--parent", "list-1", "name=Bread")
         #expect(saved.status == 0, "\(saved.stderr)")
         try expect(s, "carol", 1)
-        // bob leaving changes carol's view of nothing: the share she reaches changed, and so does her shared
-        // database's content (the share record), so she hears of it once.
+        // bob leaving rewrites the share record, which carol's shared database shows: she hears of it once.
         #expect(try s.ck("--as", "bob", "share", "leave", link).status == 0)
         try expect(s, "carol", 2)
         // dave, not a participant, subscribed too: he hears nothing of alice's zone.
