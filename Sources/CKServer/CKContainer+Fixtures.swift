@@ -168,7 +168,8 @@ extension CKContainer {
                 let r = try Record(json: rj, path: path + ".record")
                 try Names.validateRecordName(r.recordName)
                 try Names.validateRecordType(r.recordType)
-                for k in r.fields.keys { try Names.validateFieldName(k) }
+                // A share's system keys (cloudkit.title, …) are fields of cloudkit.share records only.
+                for k in r.fields.keys where !(r.isShare && Share.systemFieldKeys.contains(k)) { try Names.validateFieldName(k) }
                 if db == .public {
                     guard r.zoneID.isDefault, r.zoneID.ownerRecordName == CKContainer.publicOwner else {
                         throw CKError.invalid("public records live in _defaultZone owned by \(CKContainer.publicOwner)")

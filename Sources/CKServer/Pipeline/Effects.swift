@@ -37,7 +37,7 @@ package struct RecordEffects {
         let found = try hook.map { (h) throws(CKError) -> [NotificationHook.Change] in try h.changes(entries, reader: reader) } ?? []
         var pending: PendingNotifications? = nil
         if !found.isEmpty, var h = hook {
-            pending = h.prepare(found, schema: schema, logPath: path, at: tail.validLength, entries: entries)
+            pending = h.prepare(found, schema: schema, reader: reader, logPath: path, at: tail.validLength, entries: entries)
             hook = h
         }
         if schemaChanged, let first = entries.first {
@@ -115,6 +115,13 @@ extension CKDatabase {
         var byOwner: [String: [SubscriptionNotification]] = [:]
         for (zone, t) in zip(zones, types) {
             byOwner[zone.zoneID.ownerRecordName, default: []] += zoneDeletedNotifications(zone, recordTypes: t, file: file)
+            // The zone also leaves the shared database of each participant who accepted one of its shares.
+            guard zone.database == .private, zone.capabilities.contains(.sharing),
+                  file.subscriptions.contains(where: { $0.database == .shared }) else { continue }
+            let live = CKDatabase.fold(try env.readLog(env.logPath(database: .private, zone: zone.zoneID)).entries)
+            for (owner, list) in SharedSubscribers.zoneDropped(zone, live: live, file: file, deviceID: deviceID, time: store.now()) {
+                byOwner[owner, default: []] += list
+            }
         }
         return .dropZones(operation: (purged ? "zone purge " : "zone delete ") + names, catalog: catalog, logs: paths,
                           notifications: byOwner)

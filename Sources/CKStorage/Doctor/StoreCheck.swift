@@ -21,6 +21,9 @@ package struct StoreCheck {
     package var seqSeen: [Int64: String] = [:]
     /// Checks a faults.json beyond its JSON: the rules are the server layer's, which reads them.
     package var checkFaultRules: (FaultsFile) throws(CKError) -> Void = { _ in }
+    /// Logs of the environment being checked that hold a share or a shared root: only these are read whole for
+    /// the sharing checks, so a store without shares costs nothing more.
+    package var sharingLogs: [String] = []
 
     package init(root: StoreRoot, repair: Bool, now: @escaping () -> Int64, indexEnabled: Bool) {
         self.root = root
@@ -256,6 +259,7 @@ package struct StoreCheck {
 
     package mutating func checkEnvironment(_ env: EnvironmentStore) {
         seqSeen = [:]
+        sharingLogs = []
         // Schema.
         if let o = checkJSON(env.schemaPath, required: false) {
             do { _ = try Schema(json: o, path: env.schemaPath) } catch {
@@ -279,6 +283,7 @@ package struct StoreCheck {
         // Logs.
         var referenced = Set<String>()
         for path in env.allLogPaths() { checkLog(path, env: env, assets: &referenced) }
+        checkShares(env)
         // Subscriptions and notifications.
         checkSubscriptions(env)
         for name in FileIO.list(env.notificationsDir).sorted() where !name.hasPrefix(".") && !FileIO.isSymlink(env.notificationsDir + "/" + name) {
@@ -410,6 +415,7 @@ package struct StoreCheck {
             count(number, entry.seq)
             switch entry {
             case .save(_, let r):
+                if (r.isShare || r.share != nil) && sharingLogs.last != path { sharingLogs.append(path) }
                 var hashes = Set<String>()
                 for v in r.fields.values { v.collectAssetHashes(into: &hashes) }
                 liveAssets[r.recordName] = hashes.isEmpty ? nil : hashes
