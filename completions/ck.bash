@@ -312,21 +312,21 @@ _ck_positional() {
             if (( $2 == 0 )); then _ck_dynamic recordName; fi
             ;;
         'share show')
-            if (( $2 == 0 )); then _ck_dynamic recordName; fi
+            if (( $2 == 0 )); then _ck_dynamic share; fi
             ;;
         'share invite')
-            if (( $2 == 0 )); then _ck_dynamic recordName; fi
+            if (( $2 == 0 )); then _ck_dynamic share; fi
             if (( $2 == 1 )); then _ck_dynamic user; fi
             ;;
         'share remove')
-            if (( $2 == 0 )); then _ck_dynamic recordName; fi
+            if (( $2 == 0 )); then _ck_dynamic share; fi
             if (( $2 == 1 )); then _ck_dynamic user; fi
             ;;
         'share update')
-            if (( $2 == 0 )); then _ck_dynamic recordName; fi
+            if (( $2 == 0 )); then _ck_dynamic share; fi
             ;;
         'share delete')
-            if (( $2 == 0 )); then _ck_dynamic recordName; fi
+            if (( $2 == 0 )); then _ck_dynamic share; fi
             ;;
         'device show')
             if (( $2 == 0 )); then _ck_dynamic device; fi
