@@ -71,6 +71,17 @@ import CKTestSupport
         #expect(try db.assetBytes(sha256: uploaded.sha256) == Array("asset bytes".utf8))
         _ = try db.createZone("Gone")
         _ = try db.purgeZone("Gone")
+        // A share of n1, resolved and accepted by another user.
+        guard case .saved(let root)? = try db.fetch(["n1"], zone: "Work").first else { Issue.record("no n1"); return }
+        var share = RecordOperation(type: .create, recordName: "share-n1", recordType: Share.recordType)
+        share.share = ShareInput(forRecord: "n1", publicPermission: .readOnly)
+        let shared = try db.modify([RecordOperation(type: .update, recordName: "n1", recordType: "Note", changeTag: root.changeTag), share],
+                                   zone: "Work", atomic: true)
+        guard case .saved(let saved)? = shared.results.last, let guid = saved.shortGUID else { Issue.record("no share: \(shared.results)"); return }
+        let bob = try t.db(user: "bob")
+        _ = try bob.resolveShare(guid)
+        _ = try bob.acceptShare(guid)
+        _ = try bob.shareList()
         let doc = try t.store.container().exportFixtures(.development, as: try Caller.user("default"))
         let kv = KeyValueStore(database: db)
         try kv.set("theme", .string("dark"))

@@ -97,7 +97,7 @@ import Testing
         #expect(help.contains("""
 
             HELP TOPICS: environment, exit-codes, faults, formats, kv, model, output,
-            permissions, predicates, store (see 'ck help <topic>').
+            permissions, predicates, sharing, store (see 'ck help <topic>').
 
             """), "\(help)")
     }
