@@ -13,7 +13,20 @@ extension ModifySession {
             throw CKError(.badDatabase, "Shares can't be saved in the public database",
                           hint: "a share lives in a custom zone of its owner's private database (--db private -z <zone>)")
         case .shared:
-            // A participant changes no share (the gate says so); leaving is a delete.
+            // Only an administrator gets here (the gate refuses other participants), and only for its participants.
+            guard let existing, existing.isShare else {
+                throw CKError(.badDatabase, "Shares can't be created in the shared database",
+                              hint: "a share is created by its owner, in a custom zone of the owner's private database")
+            }
+            let input = op.share ?? ShareInput()
+            if let p = input.publicPermission, p != existing.shareInfo?.publicPermission {
+                throw CKError(.permissionFailure, "only the owner changes share '\(name)''s public permission", serverErrorCode: "ACCESS_DENIED",
+                              hint: "an administrator adds and removes participants and changes their permissions")
+            }
+            if !op.fields.isEmpty {
+                throw CKError(.permissionFailure, "only the owner changes share '\(name)''s fields", serverErrorCode: "ACCESS_DENIED",
+                              hint: "an administrator adds and removes participants and changes their permissions")
+            }
             return
         case .private: break
         }

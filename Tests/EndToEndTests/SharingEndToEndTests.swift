@@ -273,6 +273,32 @@ import Testing
         #expect(imported.status == 0, "\(imported.stderr)")
     }
 
+    @Test func anAdministratorManagesParticipantsButNothingElse() throws {
+        let s = try Sandbox()
+        try groceries(s)
+        #expect(try s.ck("--as", "alice", "-z", "Lists", "share", "create", "list-1").status == 0)
+        #expect(try s.ck("--as", "alice", "-z", "Lists", "share", "invite", "list-1", "bob", "--administrator").status == 0)
+        #expect(try s.ck("--as", "alice", "-z", "Lists", "share", "invite", "list-1", "erin").status == 0)
+        let link = try url(s, "--as", "alice", "-z", "Lists", "share", "show", "list-1")
+        // Not before accepting.
+        let early = try s.ck("--as", "bob", "share", "invite", link, "carol")
+        #expect(early.status == 7, "\(early.stderr)")
+        #expect(try s.ck("--as", "bob", "share", "accept", link).status == 0)
+        let invited = try s.ck("--as", "bob", "share", "invite", link, "carol", "--permission", "readWrite", "-o", "plain")
+        #expect(invited.status == 0, "\(invited.stderr)")
+        #expect(invited.stdout.contains("participant\tcarol privateUser readWrite pending\n"), "\(invited.stdout)")
+        #expect(try s.ck("--as", "bob", "share", "remove", link, "erin").status == 0)
+        let shown = try s.ck("--as", "alice", "-z", "Lists", "share", "show", "list-1", "-o", "plain")
+        #expect(!shown.stdout.contains("erin"), "\(shown.stdout)")
+        #expect(shown.stdout.contains("participant\tbob administrator readOnly accepted\n"), "\(shown.stdout)")
+        // The public permission and the title stay the owner's; a plain participant changes nothing.
+        let publicly = try s.ck("--as", "bob", "share", "update", link, "--public-permission", "readWrite")
+        #expect(publicly.status == 7, "\(publicly.stderr)")
+        #expect(try s.ck("--as", "carol", "share", "accept", link).status == 0)
+        let carol = try s.ck("--as", "carol", "share", "invite", link, "dave")
+        #expect(carol.status == 7, "\(carol.stderr)")
+    }
+
     @Test func aParticipantLeavesAndTheShareStaysForTheOthers() throws {
         let s = try Sandbox()
         try groceries(s)

@@ -37,6 +37,15 @@ package final class ShareView {
         self.shareRecords = records
     }
 
+    /// Whether the participant is an accepted administrator of share `name` (iOS 26: may add and remove
+    /// participants and change their permissions).
+    package func administers(_ name: String) -> Bool {
+        shares.contains { e in
+            e.share.recordName == name
+                && e.info.participant(userRecordName).map { $0.role == .administrator && $0.acceptance == .accepted } == true
+        }
+    }
+
     /// Whether the participant's shares include a zone-wide one.
     package var isZoneWide: Bool { zoneWide != nil }
 
