@@ -299,6 +299,24 @@ import Testing
         #expect(carol.status == 7, "\(carol.stderr)")
     }
 
+    @Test func aParticipantsWritesCountAgainstTheOwnersQuota() throws {
+        let s = try Sandbox()
+        try groceries(s)
+        #expect(try s.ck("--as", "alice", "-z", "Lists", "share", "create", "list-1", "--public-permission", "readWrite").status == 0)
+        let link = try url(s, "--as", "alice", "-z", "Lists", "share", "show", "list-1")
+        #expect(try s.ck("--as", "bob", "share", "accept", link).status == 0)
+        // alice's storage is nearly full; bob's is empty and unlimited.
+        #expect(try s.ck("quota", "set", "2000", "--as", "alice").status == 0)
+        let big = String(repeating: "x", count: 3000)
+        let refused = try s.ck("--as", "bob", "--db", "shared", "-z", "Lists", "record", "save", "Item", "--name", "big", "--parent", "list-1",
+                               "name=\(big)")
+        #expect(refused.status == 6, "\(refused.stderr)")
+        #expect(refused.stderr.contains("quotaExceeded"), "\(refused.stderr)")
+        #expect(refused.stderr.contains("user alice"), "the owner's storage is named: \(refused.stderr)")
+        #expect(try s.ck("--as", "bob", "--db", "shared", "-z", "Lists", "record", "save", "Item", "--name", "small", "--parent", "list-1",
+                         "name=Tea").status == 0)
+    }
+
     @Test func aParticipantLeavesAndTheShareStaysForTheOthers() throws {
         let s = try Sandbox()
         try groceries(s)
