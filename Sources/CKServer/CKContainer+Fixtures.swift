@@ -21,63 +21,6 @@ public struct FixtureSummary: Sendable {
 extension CKContainer {
     public static let fixtureFormat = "ck-fixtures/1"
 
-    /// What `caller` may see of an environment as one JSON document, in a stable order (export → import →
-    /// export is identical): the schema, the public records it may read, and its own private zones, records and
-    /// subscriptions. `allUsers` is an administrator's view: every user's data, no grants consulted.
-    /// `progress` is told bytes of zone logs read out of the total.
-    public func exportFixtures(_ environment: Environment, as caller: Caller, allUsers: Bool = false,
-                               progress: (Int, Int) -> Void = { _, _ in }) throws(CKError) -> JSON {
-        let db = database(.public, environment: environment, caller: caller)
-        let env = db.env
-        let signedIn = try accountStatus(of: caller).isSignedIn
-        // Whose private data the document holds: everyone's, the caller's, or (signed out) nobody's.
-        let owns: (String) -> Bool = { owner in allUsers || (signedIn && owner == caller.userRecordName) }
-        return try db.perform(.fixturesExport, administrator: allUsers) { (state) throws(CKError) -> JSON in
-            let schema = try env.readSchema()
-            let catalog = state.catalog
-            var zones: [JSON] = []
-            for z in catalog.zones.filter({ owns($0.zoneID.ownerRecordName) }).sorted(by: { ($0.zoneID.ownerRecordName, $0.zoneID.zoneName) < ($1.zoneID.ownerRecordName, $1.zoneID.zoneName) }) {
-                zones.append(.object(["database": .string(z.database.rawValue), "ownerRecordName": .string(z.zoneID.ownerRecordName),
-                                      "zoneName": .string(z.zoneID.zoneName),
-                                      "capabilities": .array(z.capabilities.sorted().map { .string($0.rawValue) }),
-                                      "created": .int(z.created)]))
-            }
-            var records: [JSON] = []
-            var hashes = Set<String>()
-            let paths = env.logPaths(ownedBy: owns).sorted()
-            let total = paths.reduce(0) { $0 + env.fileSize($1) }
-            var done = 0
-            for path in paths {
-                let database = path.hasPrefix(env.dir + "/public/") ? "public" : "private"
-                let live = CKDatabase.fold(try env.readLog(path).entries)
-                for r in live.values.sorted(by: { $0.recordName.utf8.lexicographicallyPrecedes($1.recordName.utf8) })
-                where database == "private" || state.gate.mayRead(r, schema: schema) {
-                    records.append(.object(["database": .string(database), "record": r.json()]))
-                    for v in r.fields.values { v.collectAssetHashes(into: &hashes) }
-                }
-                done += env.fileSize(path)
-                progress(done, total)
-            }
-            var assets: [String: JSON] = [:]
-            for h in hashes.sorted() {
-                guard let bytes = try env.readAsset(h) else {
-                    throw CKError(.assetFileNotFound, "\(env.assetPath(h)): a record refers to this asset but its file is missing",
-                                  hint: "run 'ck doctor'")
-                }
-                assets[h] = .string(Data(bytes).base64EncodedString())
-            }
-            return .object([
-                "format": .string(CKContainer.fixtureFormat), "container": .string(identifier),
-                "environment": .string(environment.rawValue), "schema": schema.json,
-                "users": .array(try users().filter { owns($0.userRecordName) }
-                    .map { .object(["name": .string($0.name), "userRecordName": .string($0.userRecordName)]) }),
-                "zones": .array(zones), "records": .array(records), "assets": .object(assets),
-                "subscriptions": .array(try SubscriptionFile.read(env.subscriptionsPath).subscriptions.filter { owns($0.ownerRecordName) }.map(\.json)),
-                "keyValueStores": try exportKeyValueStores(env, owns: owns),
-            ])
-        }
-    }
-
     /// The environment a fixtures document says it holds (`$.environment`), or nil when it says none.
     public static func fixtureEnvironment(_ doc: JSON) throws(CKError) -> Environment? {
         guard let value = doc["environment"], !value.isNull else { return nil }

@@ -56,11 +56,13 @@ enum FixturesCommands {
         guard inv.positionals.isEmpty else { throw UsageError("export takes no arguments; use --file", command: inv.command.path) }
         let progress = ProgressLine(inv, verb: "exporting", bytes: true)
         defer { progress.finish() }
-        let doc = try inv.container().exportFixtures(try inv.environment(), as: try inv.caller(), allUsers: inv.parsed.flag("all-users"),
-                                                     progress: progress.update)
+        let container = try inv.container()
+        let (env, caller, allUsers) = (try inv.environment(), try inv.caller(), inv.parsed.flag("all-users"))
+        // Streamed: the document's text goes out a piece at a time as records are read, never whole in memory.
+        try inv.writeDocument(to: inv.parsed.value("file")) { (put) throws(CKError) in
+            try container.exportFixtures(env, as: caller, allUsers: allUsers, progress: progress.update, to: put)
+        }
         progress.finish()
-        let text = doc.pretty() + "\n"
-        try inv.writeDocument(text, to: inv.parsed.value("file"))
         return ExitCode.success
     }
 
