@@ -25,18 +25,10 @@ enum FixturesCommands {
                    ("ck import --all-users dev.json --into-env production", "Load a development export into production.")],
         run: runImport)
 
-    /// Parses a fixtures file argument ('-' for stdin); returns the document and the label errors name it by.
-    static func readDocument(_ inv: Invocation, _ file: String) throws -> (JSON, String) {
-        let label = file == "-" ? "<stdin>" : file
-        do { return (try JSON.parse(utf8: try inv.readInput(file, what: "the fixtures document (JSON)", limit: InputLimit.document, limitName: "the most ck reads for a fixtures document")), label) } catch let e as JSONParseError {
-            throw CKError(.invalidArguments, "\(label):\(e.line):\(e.column): invalid JSON: \(e.message)", hint: "nothing was imported")
-        }
-    }
-
     /// Imports `doc` into the container -c (or CK_CONTAINER) names, else into the document's own (created with the
     /// import, as one operation, when the store lacks it), else into the current one. Returns what was loaded,
     /// into which container, and whether that container was created.
-    static func importDocument(_ inv: Invocation, _ doc: JSON, into store: CKStore, environment env: Environment, label: String,
+    static func importDocument(_ inv: Invocation, _ doc: FixtureDocument, into store: CKStore, environment env: Environment, label: String,
                                allUsers: Bool, replace: Bool, progress: (Int, Int) -> Void) throws -> (FixtureSummary, String, Bool) {
         let caller = try inv.caller()
         let named = inv.setting("container", env: "CK_CONTAINER")
@@ -83,9 +75,9 @@ enum FixturesCommands {
 
     /// The environment an import loads into: `--into-env`, else `-e`/`CK_ENV` when it agrees with the document's
     /// `environment`, else the document's (development when it names none).
-    static func importEnvironment(_ inv: Invocation, _ doc: JSON, label: String) throws -> Environment {
+    static func importEnvironment(_ inv: Invocation, _ doc: FixtureDocument, label: String) throws -> Environment {
         let documented: Environment?
-        do { documented = try CKContainer.fixtureEnvironment(doc) } catch {
+        do { documented = try CKContainer.fixtureEnvironment(.object(doc.members)) } catch {
             throw CKError(.invalidArguments, "\(label): $.environment: \(error.reason)", hint: "nothing was imported")
         }
         if let into = inv.parsed.value("into-env") {
@@ -106,7 +98,7 @@ enum FixturesCommands {
         return asked
     }
 
-    static func load(_ inv: Invocation, _ doc: JSON, into env: Environment, label: String) throws -> Int32 {
+    static func load(_ inv: Invocation, _ doc: FixtureDocument, into env: Environment, label: String) throws -> Int32 {
         let progress = ProgressLine(inv, verb: "imported")
         defer { progress.finish() }
         let store = try inv.store()
