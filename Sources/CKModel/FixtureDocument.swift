@@ -91,10 +91,9 @@ public final class FixtureDocument {
         var seen = Set<String>()
         try r.beginObject()
         while true {
-            let keyAt = r.offset
             guard let key = try r.nextKey() else { break }
             guard seen.insert(key).inserted else {
-                throw CKError(.invalidArguments, "\(r.input): invalid JSON at byte \(keyAt): duplicate key \"\(key)\"", hint: "nothing was imported")
+                throw r.failAtKey("duplicate key \"\(key)\"")
             }
             switch key {
             case "records":

@@ -22,6 +22,11 @@ package struct JSONStreamReader {
     private var pos = 0
     private var base: Int
     private var atEnd = false
+    /// The line and column (in characters) of the next byte, for messages.
+    private var line = 1
+    private var column = 1
+    /// Where the last key read by `nextKey` starts: its offset, line and column.
+    private var keyPlace = (offset: 0, line: 1, column: 1)
     /// Whether each open container has had no member yet, innermost last.
     private var fresh: [Bool] = []
 
@@ -50,7 +55,7 @@ package struct JSONStreamReader {
     package mutating func beginObject() throws(CKError) {
         try skipSpace()
         guard try peek() == UInt8(ascii: "{") else { throw try unexpected("'{' (an object)") }
-        pos += 1
+        advance()
         fresh.append(true)
     }
 
@@ -58,7 +63,7 @@ package struct JSONStreamReader {
     package mutating func beginArrayIfAny() throws(CKError) -> Bool {
         try skipSpace()
         guard try peek() == UInt8(ascii: "[") else { return false }
-        pos += 1
+        advance()
         fresh.append(true)
         return true
     }
@@ -67,7 +72,7 @@ package struct JSONStreamReader {
     package mutating func beginObjectIfAny() throws(CKError) -> Bool {
         try skipSpace()
         guard try peek() == UInt8(ascii: "{") else { return false }
-        pos += 1
+        advance()
         fresh.append(true)
         return true
     }
@@ -76,11 +81,12 @@ package struct JSONStreamReader {
     package mutating func nextKey() throws(CKError) -> String? {
         guard try nextItem(close: UInt8(ascii: "}")) else { return nil }
         guard try peek() == UInt8(ascii: "\"") else { throw try unexpected("a string key") }
+        keyPlace = (offset, line, column)
         let at = offset
         guard case .string(let key) = try value() else { throw fail("expected a string key", at: at) }
         try skipSpace()
         guard try peek() == UInt8(ascii: ":") else { throw try unexpected("':' after the key") }
-        pos += 1
+        advance()
         return key
     }
 
@@ -97,27 +103,27 @@ package struct JSONStreamReader {
 
     /// Reads and parses the next value; with its document offset.
     package mutating func value() throws(CKError) -> JSON {
-        let (bytes, start) = try rawValue()
-        do { return try JSON.parse(utf8: bytes) } catch { throw fail(error.message, at: start + JSONStreamReader.offset(of: error, in: bytes)) }
+        let v = try rawValue()
+        do { return try JSON.parse(utf8: v.bytes) } catch { throw fail(error, in: v) }
     }
 
     /// Reads the next value and checks that it is JSON, building nothing.
     package mutating func skipValue() throws(CKError) {
-        let (bytes, start) = try rawValue()
-        do { try JSON.validate(utf8: bytes) } catch { throw fail(error.message, at: start + JSONStreamReader.offset(of: error, in: bytes)) }
+        let v = try rawValue()
+        do { try JSON.validate(utf8: v.bytes) } catch { throw fail(error, in: v) }
     }
 
     private mutating func nextItem(close: UInt8) throws(CKError) -> Bool {
         try skipSpace()
         guard let first = fresh.last else { throw CKError.internalError("JSONStreamReader: no container is open") }
         if try peek() == close {
-            pos += 1
+            advance()
             fresh.removeLast()
             return false
         }
         if !first {
             guard try peek() == UInt8(ascii: ",") else { throw try unexpected("',' or '\(String(UnicodeScalar(close)))'") }
-            pos += 1
+            advance()
             try skipSpace()
         }
         fresh[fresh.count - 1] = false
@@ -127,9 +133,10 @@ package struct JSONStreamReader {
     // MARK: Bytes
 
     /// The next value's bytes, found by its brackets and quotes (parsing checks them), and where it starts.
-    private mutating func rawValue() throws(CKError) -> (bytes: [UInt8], start: Int) {
+    private mutating func rawValue() throws(CKError) -> (bytes: [UInt8], start: Int, line: Int, column: Int) {
         try skipSpace()
         let start = offset
+        let (startLine, startColumn) = (line, column)
         guard let first = try peek() else { throw cutShort("a value") }
         var out: [UInt8] = []
         var depth = 0, inString = false, escaped = false
@@ -172,12 +179,24 @@ package struct JSONStreamReader {
                 if done { break }
             }
             out.append(contentsOf: window[from..<pos])
+            for b in window[from..<pos] { count(b) }
             if out.count > valueLimit.bytes {
                 throw CKError(.limitExceeded, "\(input): the value at byte \(start) is larger than \(valueLimit.bytes) bytes (\(InputLimit.describe(valueLimit.bytes))), \(valueLimit.name)",
                               hint: "nothing was imported")
             }
         }
-        return (out, start)
+        return (out, start, startLine, startColumn)
+    }
+
+    /// Steps over one structural byte (a bracket, a comma, a colon) that `peek` returned.
+    private mutating func advance() {
+        count(window[pos])
+        pos += 1
+    }
+
+    /// Moves the line and column past one byte.
+    private mutating func count(_ b: UInt8) {
+        if b == 0x0A { line += 1; column = 1 } else if b & 0xC0 != 0x80 { column += 1 }
     }
 
     private mutating func skipSpace() throws(CKError) {
@@ -185,6 +204,7 @@ package struct JSONStreamReader {
             while pos < window.count {
                 let b = window[pos]
                 guard b == 0x20 || b == 0x0A || b == 0x0D || b == 0x09 else { return }
+                count(b)
                 pos += 1
             }
             guard try refill() else { return }
@@ -215,9 +235,26 @@ package struct JSONStreamReader {
 
     // MARK: Errors
 
-    /// The refusal of an invalid document at byte `at`.
-    private func fail(_ message: String, at: Int) -> CKError {
-        CKError(.invalidArguments, "\(input): invalid JSON at byte \(at): \(message)", hint: "nothing was imported")
+    /// The refusal of an invalid document at byte `at` (named with the line and column of the next byte).
+    package func fail(_ message: String, at: Int) -> CKError {
+        fail(message, at: at, line: line, column: column)
+    }
+
+    /// The refusal of the last key read (a duplicate).
+    package func failAtKey(_ message: String) -> CKError {
+        fail(message, at: keyPlace.offset, line: keyPlace.line, column: keyPlace.column)
+    }
+
+    private func fail(_ message: String, at: Int, line: Int, column: Int) -> CKError {
+        CKError(.invalidArguments, "\(input):\(line):\(column): invalid JSON at byte \(at): \(message)", hint: "nothing was imported")
+    }
+
+    /// A value that does not parse, at the place in the document the parser's error names.
+    private func fail(_ error: JSONParseError, in v: (bytes: [UInt8], start: Int, line: Int, column: Int)) -> CKError {
+        let at = v.start + JSONStreamReader.offset(of: error, in: v.bytes)
+        let line = v.line + error.line - 1
+        let column = error.line == 1 ? v.column + error.column - 1 : error.column
+        return fail(error.message, at: at, line: line, column: column)
     }
 
     private mutating func unexpected(_ wanted: String) throws(CKError) -> CKError {
@@ -226,7 +263,7 @@ package struct JSONStreamReader {
     }
 
     private func cutShort(_ wanted: String) -> CKError {
-        CKError(.invalidArguments, "\(input): the document ends at byte \(offset), expecting \(wanted): it is cut short",
+        CKError(.invalidArguments, "\(input):\(line):\(column): the document ends at byte \(offset), expecting \(wanted): it is cut short",
                 hint: "nothing was imported")
     }
 

@@ -53,6 +53,8 @@ enum FixturesCommands {
         // Streamed: the document's text goes out a piece at a time as records are read, never whole in memory.
         try inv.writeDocument(to: inv.parsed.value("file")) { (put) throws(CKError) in
             try container.exportFixtures(env, as: caller, allUsers: allUsers, progress: progress.update, to: put)
+            // The line ends before the note that the file was written.
+            progress.finish()
         }
         progress.finish()
         return ExitCode.success
