@@ -1,5 +1,4 @@
 import Foundation
-import CKFiles
 import CKModel
 import CKSchema
 import CKStorage
@@ -223,15 +222,9 @@ extension CKContainer {
             let publicLog = env.logPath(database: .public, zone: publicDB.zoneID(Names.defaultZoneName))
             // Only where each live record's line is, and whether the caller may not delete it: the records are
             // not held, save the kept ones.
-            let publicLive = try liveLines(publicLog, env: env) { allUsers ? false : gate.writeRefusal($0, schema: current) != nil }
-            let handle = try ReadHandle(publicLog)
-            for name in publicLive.keys.sorted() {
-                guard let line = publicLive[name], line.keep else { continue }
-                guard let handle, let r = try RecordIndex.read(publicLog, at: (line.offset, line.length), handle: handle) else {
-                    throw CKError.internalError("\(publicLog): the record at byte \(line.offset) could not be read again")
-                }
-                kept.append(r)
-            }
+            let publicLive = try env.liveLines(publicLog) { allUsers ? false : gate.writeRefusal($0, schema: current) != nil }
+            let keptLines = publicLive.keys.sorted().compactMap { name in publicLive[name].flatMap { $0.keep ? ($0.offset, $0.length) : nil } }
+            try env.readRecords(publicLog, at: keptLines) { (r) throws(CKError) in kept.append(r) }
             let keptNames = Dictionary(kept.map { ($0.recordName, $0) }) { a, _ in a }
             let denied = publicItems.compactMap { (item) -> CKError.ItemFailure? in
                 if let other = keptNames[item.name] {
@@ -254,7 +247,7 @@ extension CKContainer {
             // only --replace may replace.
             for p in mine where !existing {
                 existing = env.relative(p) == env.relative(publicLog) ? publicLive.count > kept.count
-                    : try !liveLines(p, env: env, keep: { _ in false }).isEmpty
+                    : try !env.liveLines(p, keep: { _ in false }).isEmpty
             }
             let oldSubscriptions = try SubscriptionFile.read(env.subscriptionsPath).subscriptions
             let existingSubscriptions = oldSubscriptions.contains { owns($0.ownerRecordName) }
@@ -353,22 +346,6 @@ extension CKContainer {
         }
         for (name, _) in users { try register(user: name) }
         return summary
-    }
-
-    /// A zone log's live records (the latest line for a name, unless deleted) as where each one's line is, with
-    /// whether `keep` holds for that record: the log is scanned a piece at a time and no record is held.
-    func liveLines(_ path: String, env: EnvironmentStore, keep: (Record) -> Bool) throws(CKError) -> [String: (offset: Int, length: Int, keep: Bool)] {
-        var live: [String: (offset: Int, length: Int, keep: Bool)] = [:]
-        let end = try ZoneLog.scan(path, from: 0, firstLine: 1) { (entries, spans) throws(CKError) in
-            for (entry, span) in zip(entries, spans) {
-                switch entry {
-                case .save(_, let r): live[r.recordName] = (span.offset, span.length, keep(r))
-                case .delete(_, let name, _, _, _): live[name] = nil
-                }
-            }
-        }
-        env.warnings += end.warnings
-        return live
     }
 
     /// The schema a user's import leaves: the document's (nil: the one in force) grown by the records as

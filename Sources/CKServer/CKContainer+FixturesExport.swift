@@ -1,5 +1,4 @@
 import Foundation
-import CKFiles
 import CKModel
 import CKSchema
 import CKStorage
@@ -40,28 +39,23 @@ extension CKContainer {
             let total = paths.reduce(0) { $0 + env.fileSize($1) }
             for path in paths {
                 let database = path.hasPrefix(env.dir + "/public/") ? "public" : "private"
-                var live: [String: (offset: Int, length: Int, hashes: [String])] = [:]
-                let end = try ZoneLog.scan(path, from: 0, firstLine: 1) { (entries, spans) throws(CKError) in
-                    for (entry, span) in zip(entries, spans) {
-                        switch entry {
-                        case .save(_, let r):
-                            guard database == "private" || state.gate.mayRead(r, schema: schema) else { live[r.recordName] = nil; continue }
-                            var used = Set<String>()
-                            for v in r.fields.values { v.collectAssetHashes(into: &used) }
-                            live[r.recordName] = (span.offset, span.length, used.sorted())
-                        case .delete(_, let name, _, _, _):
-                            live[name] = nil
-                        }
-                    }
+                // Where each live, readable record's line is; the assets it uses are noted now, so a missing one is
+                // found before any output.
+                var used: [String: [String]] = [:]
+                let live = try env.liveLines(path) { (r) -> Bool in
+                    guard database == "private" || state.gate.mayRead(r, schema: schema) else { return false }
+                    var h = Set<String>()
+                    for v in r.fields.values { v.collectAssetHashes(into: &h) }
+                    used[r.recordName] = h.isEmpty ? nil : h.sorted()
+                    return true
                 }
-                env.warnings += end.warnings
                 let names = live.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
                 var lines: [(offset: Int, length: Int)] = []
                 lines.reserveCapacity(names.count)
                 for name in names {
-                    guard let line = live[name] else { continue }
+                    guard let line = live[name], line.keep else { continue }
                     lines.append((line.offset, line.length))
-                    hashes.formUnion(line.hashes)
+                    hashes.formUnion(used[name] ?? [])
                 }
                 logs.append((database, path, lines))
             }
@@ -98,11 +92,7 @@ extension CKContainer {
             var first = true
             var done = 0
             for log in logs {
-                let handle = try ReadHandle(log.path)
-                for line in log.lines {
-                    guard let handle, let r = try RecordIndex.read(log.path, at: line, handle: handle) else {
-                        throw CKError.internalError("\(log.path): the record at byte \(line.offset) changed during the export")
-                    }
+                try env.readRecords(log.path, at: log.lines) { (r) throws(CKError) in
                     try put(first ? "[\n    " : ",\n    ")
                     first = false
                     JSON.object(["database": .string(log.database), "record": r.json()]).write(into: &buffer, indent: 2, level: 2)
