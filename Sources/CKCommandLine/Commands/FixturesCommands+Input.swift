@@ -39,7 +39,12 @@ extension FixturesCommands {
     static func spool(_ fd: Int32, input: String, near store: String) throws(CKError) -> Int32 {
         var isDir: ObjCBool = false
         let dir = FileManager.default.fileExists(atPath: store, isDirectory: &isDir) && isDir.boolValue ? store : PathName.parent(store)
-        let (tmp, out) = try FileIO.createTemporary(beside: dir + "/import-spool")
+        // Beside the store when its directory can take a file, else in /tmp (a --data-dir whose parent is missing).
+        let made: (path: String, fd: Int32)
+        do throws(CKError) { made = try FileIO.createTemporary(beside: dir + "/import-spool") } catch {
+            made = try FileIO.createTemporary(beside: "/tmp/import-spool")
+        }
+        let (tmp, out) = made
         unlink(tmp)
         let back = open("/proc/self/fd/\(out)", O_RDONLY | O_CLOEXEC)
         guard back >= 0 else {
