@@ -8,7 +8,7 @@ _ck_passopts='--data-dir --container -c --env -e --db --zone -z --as'
 # Sets _ck_subs, _ck_opts, _ck_vopts (options taking a value) and _ck_rt (argument index of a record type) for a command path.
 _ck_info() {
     case "$1" in
-        '') _ck_subs='init container zone record asset query subscription notification changes sync device user account role quota fault kv schema cktool model export import exec serve gc doctor help man completion' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
+        '') _ck_subs='init container zone record asset query subscription notification changes sync share device user account role quota fault kv schema cktool model export import exec serve gc doctor help man completion' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
         'init') _ck_subs='' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
         'container') _ck_subs='create list use show delete' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
         'container create') _ck_subs='' _ck_opts='--use' _ck_vopts='' _ck_rt='' ;;
@@ -45,6 +45,17 @@ _ck_info() {
         'changes zone') _ck_subs='' _ck_opts='--since --limit --keys' _ck_vopts='--since --limit --keys' _ck_rt='' ;;
         'changes database') _ck_subs='' _ck_opts='--since --limit' _ck_vopts='--since --limit' _ck_rt='' ;;
         'sync') _ck_subs='' _ck_opts='--conflicts --max-wait --no-retry' _ck_vopts='--conflicts --max-wait' _ck_rt='' ;;
+        'share') _ck_subs='create show list invite remove update delete resolve accept leave' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
+        'share create') _ck_subs='' _ck_opts='--public-permission --title --name' _ck_vopts='--public-permission --title --name' _ck_rt='' ;;
+        'share show') _ck_subs='' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
+        'share list') _ck_subs='' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
+        'share invite') _ck_subs='' _ck_opts='--permission --administrator' _ck_vopts='--permission' _ck_rt='' ;;
+        'share remove') _ck_subs='' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
+        'share update') _ck_subs='' _ck_opts='--public-permission --title' _ck_vopts='--public-permission --title' _ck_rt='' ;;
+        'share delete') _ck_subs='' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
+        'share resolve') _ck_subs='' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
+        'share accept') _ck_subs='' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
+        'share leave') _ck_subs='' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
         'device') _ck_subs='list create show records save remove delete' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
         'device list') _ck_subs='' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
         'device create') _ck_subs='' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
@@ -153,6 +164,9 @@ _ck_value() {
         'notification list:--device') _ck_dynamic device ;;
         'changes zone:--keys') _ck_dynamic field "$_ck_rtype" ;;
         'sync:--conflicts') _ck_words 'local server' ;;
+        'share create:--public-permission') _ck_words 'none readOnly readWrite' ;;
+        'share invite:--permission') _ck_words 'readOnly readWrite' ;;
+        'share update:--public-permission') _ck_words 'none readOnly readWrite' ;;
         'device save:--name') _ck_dynamic recordName ;;
         'device save:--unset') _ck_dynamic field "$_ck_rtype" ;;
         'fault add:--error') _ck_words 'internalError networkUnavailable networkFailure badContainer serviceUnavailable requestRateLimited missingEntitlement notAuthenticated permissionFailure unknownItem invalidArguments resultsTruncated serverRecordChanged serverRejectedRequest assetFileNotFound assetFileModified incompatibleVersion constraintViolation operationCancelled changeTokenExpired zoneBusy badDatabase quotaExceeded zoneNotFound limitExceeded userDeletedZone tooManyParticipants alreadyShared referenceViolation managedAccountRestricted participantMayNeedVerification serverResponseLost assetNotAvailable accountTemporarilyUnavailable participantAlreadyInvited' ;;
@@ -294,6 +308,26 @@ _ck_positional() {
         'sync')
             if (( $2 == 0 )); then _ck_dynamic device; fi
             ;;
+        'share create')
+            if (( $2 == 0 )); then _ck_dynamic recordName; fi
+            ;;
+        'share show')
+            if (( $2 == 0 )); then _ck_dynamic share; fi
+            ;;
+        'share invite')
+            if (( $2 == 0 )); then _ck_dynamic share; fi
+            if (( $2 == 1 )); then _ck_dynamic user; fi
+            ;;
+        'share remove')
+            if (( $2 == 0 )); then _ck_dynamic share; fi
+            if (( $2 == 1 )); then _ck_dynamic user; fi
+            ;;
+        'share update')
+            if (( $2 == 0 )); then _ck_dynamic share; fi
+            ;;
+        'share delete')
+            if (( $2 == 0 )); then _ck_dynamic share; fi
+            ;;
         'device show')
             if (( $2 == 0 )); then _ck_dynamic device; fi
             ;;
@@ -373,10 +407,10 @@ _ck_positional() {
             if (( $2 == 0 )); then _ck_files; fi
             ;;
         'exec')
-            if (( $2 >= 0 )); then _ck_words 'init container zone record asset query subscription notification changes sync device user account role quota fault kv schema cktool model export import exec serve gc doctor help man completion'; fi
+            if (( $2 >= 0 )); then _ck_words 'init container zone record asset query subscription notification changes sync share device user account role quota fault kv schema cktool model export import exec serve gc doctor help man completion'; fi
             ;;
         'help')
-            if (( $2 >= 0 )); then _ck_words 'environment exit-codes faults formats kv model output permissions predicates store init container zone record asset query subscription notification changes sync device user account role quota fault kv schema cktool model export import exec serve gc doctor help man completion'; fi
+            if (( $2 >= 0 )); then _ck_words 'environment exit-codes faults formats kv model output permissions predicates sharing store init container zone record asset query subscription notification changes sync share device user account role quota fault kv schema cktool model export import exec serve gc doctor help man completion'; fi
             ;;
         'completion')
             if (( $2 == 0 )); then _ck_words 'bash zsh fish'; fi

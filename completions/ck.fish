@@ -7,7 +7,7 @@ function __ck_info --description 'Subcommands, options taking a value and record
     set -g __ck_rt
     switch "p:$argv[1]"
         case 'p:'
-            set -g __ck_subs init container zone record asset query subscription notification changes sync device user account role quota fault kv schema cktool model export import exec serve gc doctor help man completion
+            set -g __ck_subs init container zone record asset query subscription notification changes sync share device user account role quota fault kv schema cktool model export import exec serve gc doctor help man completion
         case 'p:container'
             set -g __ck_subs create list use show delete
         case 'p:zone'
@@ -56,6 +56,14 @@ function __ck_info --description 'Subcommands, options taking a value and record
             set -a __ck_vopts --since --limit
         case 'p:sync'
             set -a __ck_vopts --conflicts --max-wait
+        case 'p:share'
+            set -g __ck_subs create show list invite remove update delete resolve accept leave
+        case 'p:share create'
+            set -a __ck_vopts --public-permission --title --name
+        case 'p:share invite'
+            set -a __ck_vopts --permission
+        case 'p:share update'
+            set -a __ck_vopts --public-permission --title
         case 'p:device'
             set -g __ck_subs list create show records save remove delete
         case 'p:device save'
@@ -261,6 +269,7 @@ complete -c ck -n '__ck_arg \'\' 0' -a 'subscription' -d 'Create, list, show and
 complete -c ck -n '__ck_arg \'\' 0' -a 'notification' -d 'List notifications and mark them read.'
 complete -c ck -n '__ck_arg \'\' 0' -a 'changes' -d 'Fetch what changed in a zone or a database since a change token.'
 complete -c ck -n '__ck_arg \'\' 0' -a 'sync' -d 'Sync an emulated device with the server: push its edits, then pull.'
+complete -c ck -n '__ck_arg \'\' 0' -a 'share' -d 'Share records with other users (CKShare) and accept shares.'
 complete -c ck -n '__ck_arg \'\' 0' -a 'device' -d 'List, show, edit offline and delete emulated sync devices.'
 complete -c ck -n '__ck_arg \'\' 0' -a 'user' -d 'List, show and create the container\'s iCloud users.'
 complete -c ck -n '__ck_arg \'\' 0' -a 'account' -d 'Show or set a user\'s iCloud account status.'
@@ -403,6 +412,31 @@ complete -c ck -n '__ck_at \'sync\'' -l conflicts -x -a 'local server' -d 'Who w
 complete -c ck -n '__ck_at \'sync\'' -l max-wait -x -d 'Most seconds to wait in all for retries after retryAfter (default: 5).'
 complete -c ck -n '__ck_at \'sync\'' -l no-retry -d 'Stop at the first retryable error (exit 5, with the wait in the message).'
 complete -c ck -n '__ck_arg \'sync\' 0' -x -a '(__ck_dynamic device)' -d 'Device name: letters, digits, \'-\', \'_\', \'.\'.'
+complete -c ck -n '__ck_arg \'share\' 0' -a 'create' -d 'Share a record hierarchy (a root and every record below it by parent), or the whole zone.'
+complete -c ck -n '__ck_arg \'share\' 0' -a 'show' -d 'Show a share: URL, root, public permission and participants.'
+complete -c ck -n '__ck_arg \'share\' 0' -a 'list' -d 'List the shares the user owns and those it takes part in.'
+complete -c ck -n '__ck_arg \'share\' 0' -a 'invite' -d 'Add a user to a share, or change a participant\'s permission.'
+complete -c ck -n '__ck_arg \'share\' 0' -a 'remove' -d 'Remove a participant: its shared database loses the share\'s records.'
+complete -c ck -n '__ck_arg \'share\' 0' -a 'update' -d 'Change a share\'s public permission or title.'
+complete -c ck -n '__ck_arg \'share\' 0' -a 'delete' -d 'Stop sharing: delete the share (the root\'s share field is cleared; the records stay).'
+complete -c ck -n '__ck_arg \'share\' 0' -a 'resolve' -d 'Look a share up by its URL without accepting it (records/resolve).'
+complete -c ck -n '__ck_arg \'share\' 0' -a 'accept' -d 'Accept a share as the acting user (records/accept).'
+complete -c ck -n '__ck_arg \'share\' 0' -a 'leave' -d 'Leave a share as a participant (the share stays for the others).'
+complete -c ck -n '__ck_at \'share create\'' -l public-permission -x -a 'none readOnly readWrite' -d 'Who else may join with the URL: none (only invited users; the default), readOnly or readWrite.'
+complete -c ck -n '__ck_at \'share create\'' -l title -x -d 'The share\'s title (cloudkit.title).'
+complete -c ck -n '__ck_at \'share create\'' -l name -x -d 'The share record\'s name (default: share-<root>).'
+complete -c ck -n '__ck_arg \'share create\' 0' -x -a '(__ck_dynamic recordName)' -d 'The root record (omit it to share the whole zone).'
+complete -c ck -n '__ck_arg \'share show\' 0' -x -a '(__ck_dynamic share)' -d 'The share record, its root record (in -z\'s zone) or its URL.'
+complete -c ck -n '__ck_at \'share invite\'' -l permission -x -a 'readOnly readWrite' -d 'readOnly (the default) or readWrite.'
+complete -c ck -n '__ck_at \'share invite\'' -l administrator -d 'Make the participant an administrator (iOS 26: may add and remove participants).'
+complete -c ck -n '__ck_arg \'share invite\' 0' -x -a '(__ck_dynamic share)' -d 'The share record, its root record or its URL.'
+complete -c ck -n '__ck_arg \'share invite\' 1' -x -a '(__ck_dynamic user)' -d 'The user to invite.'
+complete -c ck -n '__ck_arg \'share remove\' 0' -x -a '(__ck_dynamic share)' -d 'The share record, its root record or its URL.'
+complete -c ck -n '__ck_arg \'share remove\' 1' -x -a '(__ck_dynamic user)' -d 'The participant to remove.'
+complete -c ck -n '__ck_at \'share update\'' -l public-permission -x -a 'none readOnly readWrite' -d 'none, readOnly or readWrite.'
+complete -c ck -n '__ck_at \'share update\'' -l title -x -d 'The share\'s title (cloudkit.title).'
+complete -c ck -n '__ck_arg \'share update\' 0' -x -a '(__ck_dynamic share)' -d 'The share record, its root record or its URL.'
+complete -c ck -n '__ck_arg \'share delete\' 0' -x -a '(__ck_dynamic share)' -d 'The share record, its root record or its URL.'
 complete -c ck -n '__ck_arg \'device\' 0' -a 'list' -d 'List the acting user\'s devices.'
 complete -c ck -n '__ck_arg \'device\' 0' -a 'create' -d 'Create a device (even one whose name is close to another device\'s).'
 complete -c ck -n '__ck_arg \'device\' 0' -a 'show' -d 'Show a device: user, tokens, pending edits, last sync.'
@@ -602,7 +636,7 @@ complete -c ck -n '__ck_at \'import\'' -l into-env -x -a 'development production
 complete -c ck -n '__ck_arg \'import\' 0' -r -F -d 'The document (\'-\' for stdin).'
 complete -c ck -n '__ck_at \'exec\'' -l import -r -F -d 'Seed the store with this fixtures document (repeatable).'
 complete -c ck -n '__ck_at \'exec\'' -l export-on-exit -r -F -d 'Write the store\'s data to <file> when the command ends.'
-complete -c ck -n '__ck_arg \'exec\' 0+' -x -a 'init container zone record asset query subscription notification changes sync device user account role quota fault kv schema cktool model export import exec serve gc doctor help man completion' -d 'The command to run, and its arguments (after --).'
+complete -c ck -n '__ck_arg \'exec\' 0+' -x -a 'init container zone record asset query subscription notification changes sync share device user account role quota fault kv schema cktool model export import exec serve gc doctor help man completion' -d 'The command to run, and its arguments (after --).'
 complete -c ck -n '__ck_arg \'serve\' 0' -a 'token' -d 'Make, list and revoke web auth tokens for ck serve.'
 complete -c ck -n '__ck_arg \'serve\' 0' -a 'key' -d 'Add, list and remove server-to-server keys for ck serve.'
 complete -c ck -n '__ck_arg \'serve\' 0' -a 'log' -d 'Show the requests a running ck serve answered.'
@@ -624,7 +658,7 @@ complete -c ck -n '__ck_at \'serve log\'' -l follow -s f -d 'Keep printing new r
 complete -c ck -n '__ck_at \'serve log\'' -l url -x -d 'The server to read (default: the one running on this store).'
 complete -c ck -n '__ck_at \'gc\'' -l dry-run -d 'Say what would be compacted and removed; change nothing.'
 complete -c ck -n '__ck_at \'doctor\'' -l repair -d 'Move bad data aside and rebuild what can be rebuilt.'
-complete -c ck -n '__ck_arg \'help\' 0+' -x -a 'environment exit-codes faults formats kv model output permissions predicates store init container zone record asset query subscription notification changes sync device user account role quota fault kv schema cktool model export import exec serve gc doctor help man completion' -d 'A topic or a command path.'
+complete -c ck -n '__ck_arg \'help\' 0+' -x -a 'environment exit-codes faults formats kv model output permissions predicates sharing store init container zone record asset query subscription notification changes sync share device user account role quota fault kv schema cktool model export import exec serve gc doctor help man completion' -d 'A topic or a command path.'
 complete -c ck -n '__ck_at \'man\'' -l dir -x -a '(__fish_complete_directories (commandline -ct))' -d 'Write every page into <dir>.'
 complete -c ck -n '__ck_arg \'completion\' 0' -x -a 'bash zsh fish' -d 'bash, zsh or fish.'
 complete -c ck -l data-dir -x -a '(__fish_complete_directories (commandline -ct))' -d 'Use the store at <dir> (env CK_DATA_DIR; default: nearest .ck/, else ~/.local/share/ck).'

@@ -10,9 +10,10 @@ extension FileIO {
         private let fd: Int32
         package let path: String
 
-        /// Opens `path` (no symbolic link followed); nil when there is no such file, which has nothing to sync.
+        /// Opens `path` (no symbolic link followed at any component); nil when there is no such file, which has nothing to sync.
         package init?(_ path: String) {
-            let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
+            guard let parent = try? ParentDirectory.open(path) else { return nil }
+            let fd = parent.openLast(O_RDONLY | O_NONBLOCK)
             guard fd >= 0 else { return nil }
             self.fd = fd
             self.path = path

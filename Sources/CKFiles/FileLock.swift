@@ -54,7 +54,10 @@ package final class FileLock {
     /// Blocks until the lock is held, or fails after `CK_LOCK_TIMEOUT` seconds (default 300) naming the process
     /// that holds it: a stuck holder must not block everyone else forever. The file is created if missing.
     package init(path: String, exclusive: Bool) throws(CKError) {
-        fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0o644)
+        guard let parent = try ParentDirectory.open(path) else {
+            throw CKError.internalError("cannot open lock file \(path): \(String(cString: strerror(ENOENT)))")
+        }
+        fd = parent.openLast(O_RDWR | O_CREAT | O_NONBLOCK)
         if fd < 0 {
             if errno == ELOOP { throw FileIO.refusedSymlink(path) }
             throw CKError.internalError("cannot open lock file \(path): \(String(cString: strerror(errno)))")

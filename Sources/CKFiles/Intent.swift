@@ -27,21 +27,52 @@ package final class Intent {
     package let pending: String
     package private(set) var steps: [Step] = []
     private var committed = false
+    /// The pending directory, open and flock'd for as long as this operation lives: a tree whose lock nobody
+    /// holds belongs to a process that died, and is the only kind recovery removes.
+    private let owner: Int32
 
     /// Starts an operation named `operation` (shown by `ck doctor` if it is interrupted).
     package init(base: String, operation: String) throws(CKError) {
         self.base = base
         self.operation = operation
         // An unpredictable name made with mkdir, which fails rather than reuse anything already there.
-        pending = Intent.pendingPrefix + String(UInt64.random(in: 0...UInt64.max), radix: 16)
-        for dir in [base + "/" + pending, base + "/" + pending + "/new", base + "/" + pending + "/old"] {
-            guard mkdir(dir, 0o755) == 0 else { throw CKError.internalError("cannot create \(dir): \(FileIO.errnoText())") }
+        let id = String(UInt64.random(in: 0...UInt64.max), radix: 16)
+        pending = Intent.pendingPrefix + id
+        // Built under a temporary name and locked before it is renamed to its pending name, so no other process
+        // ever sees an unlocked pending tree of a live operation. Made and moved through the store's walk, which
+        // follows no link.
+        let building = base + "/." + String(pending.dropFirst()) + ".tmp-\(getpid())"
+        try FileIO.makeNewDirectory(building)
+        guard let fd = FileIO.openDirectory(building) else {
+            let why = FileIO.errnoText()
+            _ = FileIO.removeEmptyDirectory(building)
+            throw CKError.internalError("cannot open \(building): \(why)")
         }
+        guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
+            let why = FileIO.errnoText()
+            close(fd)
+            _ = FileIO.removeEmptyDirectory(building)
+            throw CKError.internalError("cannot lock \(building): \(why)")
+        }
+        owner = fd
+        for dir in [building + "/new", building + "/old"] {
+            try FileIO.makeNewDirectory(dir)
+        }
+        try FileIO.rename(building, base + "/" + pending)
     }
 
     deinit {
         // Never committed: nothing refers to what was built, so it goes (the next writer would remove it anyway).
         if !committed { FileIO.removeNow(base + "/" + pending) }
+        close(owner)
+    }
+
+    /// Whether the process that made the pending tree `name` in `base` still runs (it holds the tree's lock).
+    package static func isLive(_ base: String, _ name: String) -> Bool {
+        let fd = open(base + "/" + name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        return flock(fd, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK
     }
 
     /// Where to build the new version of `relative` (a file or a directory tree); it replaces the target on commit.
@@ -96,46 +127,61 @@ package final class Intent {
         for d in dirs { FileIO.syncDirectory(d) }
     }
 
-    private static func rename(_ from: String, _ to: String) throws(CKError) {
-        guard Glibc.rename(from, to) == 0 else { throw CKError.internalError("cannot move \(from) to \(to): \(FileIO.errnoText())") }
-    }
+    private static func rename(_ from: String, _ to: String) throws(CKError) { try FileIO.rename(from, to) }
 
     /// The operation is whole: the intent record goes, then the old versions.
     package static func complete(base: String, pending: String) throws(CKError) {
-        let path = base + "/" + fileName
-        guard unlink(path) == 0 || errno == ENOENT else { throw CKError.internalError("cannot remove \(path): \(FileIO.errnoText())") }
+        try FileIO.unlink(base + "/" + fileName)
         FileIO.syncDirectory(base)
         FileIO.removeNow(base + "/" + pending)
     }
 
     /// What an interrupted operation left in `base`: its intent record, if any, and pending or half-removed trees.
     package static func leftovers(_ base: String) -> (intent: Bool, trees: [String]) {
-        let trees = FileIO.list(base).filter { $0.hasPrefix(pendingPrefix) || $0.hasPrefix(FileIO.deletingPrefix) }
+        // A pending tree whose process still runs (an import building a container outside the root lock) is no leftover.
+        let trees = FileIO.list(base).filter {
+            ($0.hasPrefix(pendingPrefix) && !isLive(base, $0)) || $0.hasPrefix(FileIO.deletingPrefix)
+        }
         return (FileIO.lexists(base + "/" + fileName), trees)
+    }
+
+    /// Which steps an intent of each operation may name: `permits(operation, stepPath)`, the path relative to `base`.
+    package typealias Rule = (_ operation: String, _ path: String) -> Bool
+
+    /// The committed operation recorded in `base`, checked before anything acts on it: nil when there is none.
+    /// A record ck did not write (a step outside the paths `permits` allows for its operation, an absolute path,
+    /// `..`) is refused, naming the file and why: a store handed over by someone else must not make ck move or
+    /// remove files it was never asked to.
+    package static func read(_ base: String, permits: Rule) throws(CKError) -> (operation: String, pending: String, steps: [Step])? {
+        let path = base + "/" + fileName
+        guard let o = try JSONFile.readObject(path) else { return nil }
+        guard let pending = o["pending"]?.stringValue, pending.hasPrefix(pendingPrefix), !pending.contains("/"),
+              pending != pendingPrefix, let list = o["steps"]?.arrayValue, let operation = o["operation"]?.stringValue else {
+            throw CKError.corrupt(path: path, "not an intent record ck wrote")
+        }
+        var steps: [Step] = []
+        for s in list {
+            guard let p = s["path"]?.stringValue, let replaced = s["replaced"]?.boolValue else {
+                throw CKError.corrupt(path: path, "a step needs a \"path\" and \"replaced\"")
+            }
+            let parts = p.split(separator: "/", omittingEmptySubsequences: false)
+            guard !p.hasPrefix("/"), !parts.contains(".."), !parts.contains("."), !parts.contains(""), permits(operation, p) else {
+                throw CKError.corrupt(path: path, "step \(JSON.string(p).serialized()) is not a path a '\(operation)' changes; nothing was done")
+            }
+            steps.append(Step(path: p, replaced: replaced))
+        }
+        return (operation, pending, steps)
     }
 
     /// Finishes an operation interrupted in `base` and removes trees no committed operation refers to; returns the
     /// finished operation's name. Call with the exclusive lock covering `base` held.
     @discardableResult
-    package static func recover(_ base: String) throws(CKError) -> String? {
+    package static func recover(_ base: String, permits: Rule) throws(CKError) -> String? {
         var finished: String? = nil
-        let path = base + "/" + fileName
-        if let o = try JSONFile.readObject(path) {
-            guard let pending = o["pending"]?.stringValue, pending.hasPrefix(pendingPrefix), !pending.contains("/"),
-                  let list = o["steps"]?.arrayValue else {
-                throw CKError.corrupt(path: path, "not an intent record ck wrote")
-            }
-            var steps: [Step] = []
-            for s in list {
-                guard let p = s["path"]?.stringValue, !p.hasPrefix("/"), !p.split(separator: "/").contains(".."),
-                      let replaced = s["replaced"]?.boolValue else {
-                    throw CKError.corrupt(path: path, "a step needs a relative path inside the store and \"replaced\"")
-                }
-                steps.append(Step(path: p, replaced: replaced))
-            }
-            try apply(base: base, pending: pending, steps: steps)
-            try complete(base: base, pending: pending)
-            finished = o["operation"]?.stringValue ?? "an operation"
+        if let intent = try read(base, permits: permits) {
+            try apply(base: base, pending: intent.pending, steps: intent.steps)
+            try complete(base: base, pending: intent.pending)
+            finished = intent.operation
         }
         for name in leftovers(base).trees { FileIO.removeNow(base + "/" + name) }
         return finished

@@ -14,7 +14,8 @@ package final class ReadHandle {
 
     /// Opens `path`; nil when it does not exist.
     package init?(_ path: String) throws(CKError) {
-        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
+        guard let parent = try ParentDirectory.open(path) else { return nil }
+        let fd = parent.openLast(O_RDONLY | O_NONBLOCK)
         if fd < 0 {
             if errno == ENOENT { return nil }
             if errno == ELOOP { throw FileIO.refusedSymlink(path) }

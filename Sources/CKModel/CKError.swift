@@ -53,6 +53,9 @@ public struct CKError: Error, Sendable, CustomStringConvertible {
             case .partialFailure: return "PARTIAL_FAILURE"
             case .referenceViolation: return "VALIDATING_REFERENCE_ERROR"
             case .constraintViolation: return "UNIQUE_FIELD_ERROR"
+            // A save naming an asset never uploaded is a bad request; an asset whose bytes can't be read, not found.
+            case .assetFileNotFound: return "BAD_REQUEST"
+            case .assetNotAvailable: return "NOT_FOUND"
             default: return "INTERNAL_ERROR"
             }
         }

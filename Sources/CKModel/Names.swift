@@ -94,6 +94,8 @@ public enum Names {
 
     /// A record type: a letter, then letters, digits and underscores.
     public static func validateRecordType(_ type: String) throws(CKError) {
+        // CloudKit's own share type is the one name with a dot.
+        if type == Share.recordType { return }
         try validateIdentifier(type, what: "record type", hint: "record types start with a letter and use letters, digits and '_'")
     }
 

@@ -11,6 +11,7 @@ public enum OperationKind: String, CaseIterable, Sendable {
     case quotaUsage
     case keyValueRead, keyValueWrite
     case assetUpload, assetDownload
+    case shareList, shareResolve, shareAccept
     // Developer and administrator work: run as the declared developer caller, to whom client rules don't apply.
     case storeInit, containerCreate, containerUse, containerDelete, containerList
     case schemaRead, schemaImport, schemaDeploy, schemaReset, schemaIndexes
@@ -22,7 +23,7 @@ public enum OperationKind: String, CaseIterable, Sendable {
     /// Whether the operation changes the store (it takes the exclusive lock, and needs a signed-in user).
     public var writes: Bool {
         switch self {
-        case .recordModify, .assetUpload, .zoneCreate, .zoneDelete, .zonePurge, .subscriptionSave, .subscriptionDelete, .notificationRead, .fixturesImport,
+        case .recordModify, .shareAccept, .assetUpload, .zoneCreate, .zoneDelete, .zonePurge, .subscriptionSave, .subscriptionDelete, .notificationRead, .fixturesImport,
              .keyValueWrite, .storeInit, .containerCreate, .containerUse, .containerDelete, .schemaImport, .schemaDeploy, .schemaReset,
              .schemaIndexes, .userCreate, .accountStatusSet, .roleSet, .quotaSet, .faultAdd, .faultClear, .garbageCollect, .doctorRepair,
              .webTokenCreate, .webTokenRevoke, .serverKeyAdd, .serverKeyRemove:
@@ -47,7 +48,7 @@ public enum OperationKind: String, CaseIterable, Sendable {
     package var isPersonal: Bool {
         switch self {
         case .zoneChanges, .databaseChanges, .notificationList, .notificationRead, .subscriptionSave, .subscriptionDelete,
-             .subscriptionList, .keyValueRead, .keyValueWrite:
+             .subscriptionList, .keyValueRead, .keyValueWrite, .shareList, .shareResolve, .shareAccept:
             return true
         default: return false
         }
@@ -74,6 +75,9 @@ public enum OperationKind: String, CaseIterable, Sendable {
         case .keyValueWrite: return "the key-value store can't be written"
         case .assetUpload: return "assets can't be uploaded"
         case .assetDownload: return "assets can't be downloaded"
+        case .shareList: return "shares can't be listed"
+        case .shareResolve: return "the share can't be looked up"
+        case .shareAccept: return "the share can't be accepted"
         case .storeInit: return "no store can be made"
         case .containerCreate: return "containers can't be created"
         case .containerUse: return "the current container can't be changed"

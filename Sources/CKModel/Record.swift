@@ -68,9 +68,16 @@ public struct Record: Equatable, Sendable {
     public var modified: RecordStamp
     /// The record's parent (CKRecord.parent): a record of the same zone, referenced with action NONE.
     public var parent: String?
+    /// A shared hierarchy's root: the name of its share record (CKRecord.share), in the same zone.
+    public var share: String?
+    /// The short GUID of a share and of its root (the share URL's last part); a root keeps it across reshares.
+    public var shortGUID: String?
+    /// What a `cloudkit.share` record holds beyond its fields.
+    public var shareInfo: Share?
 
     public init(recordName: String, recordType: String, zoneID: ZoneID, changeTag: String,
-                fields: [String: FieldValue], created: RecordStamp, modified: RecordStamp, parent: String? = nil) {
+                fields: [String: FieldValue], created: RecordStamp, modified: RecordStamp, parent: String? = nil,
+                share: String? = nil, shortGUID: String? = nil, shareInfo: Share? = nil) {
         self.recordName = recordName
         self.recordType = recordType
         self.zoneID = zoneID
@@ -79,6 +86,9 @@ public struct Record: Equatable, Sendable {
         self.created = created
         self.modified = modified
         self.parent = parent
+        self.share = share
+        self.shortGUID = shortGUID
+        self.shareInfo = shareInfo
     }
 
     /// The Web Services record dictionary. `keys` limits the user fields (nil = all).
@@ -92,6 +102,7 @@ public struct Record: Equatable, Sendable {
             "deleted": .bool(false),
         ]
         if let parent { o["parent"] = Record.parentJSON(parent) }
+        addShareKeys(&o)
         return .object(o)
     }
 
@@ -119,6 +130,7 @@ public struct Record: Equatable, Sendable {
                   created: try RecordStamp(json: o["created"], path: path + ".created"),
                   modified: try RecordStamp(json: o["modified"], path: path + ".modified"),
                   parent: o["parent"]?["recordName"]?.stringValue)
+        try readShareKeys(o, path: path)
     }
 
     /// Bytes the record counts against CloudKit's 1 MB limit: its fields, assets excluded.

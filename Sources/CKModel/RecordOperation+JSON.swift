@@ -23,7 +23,7 @@ extension RecordOperation {
         let rpath = opType == nil ? path : path + ".record"
         guard case .object(let r) = recordJSON else { throw CKError.invalid("\(rpath): expected an object") }
         let known: Set<String> = ["recordName", "recordType", "recordChangeTag", "fields", "zoneID", "created", "modified", "deleted", "createShortGUID", "parent"]
-        for k in r.keys where !known.contains(k) {
+        for k in r.keys where !known.contains(k) && !RecordOperation.shareRequestKeys.contains(k) && !RecordOperation.shareEchoKeys.contains(k) {
             throw CKError.invalid("\(rpath).\(k): unknown key '\(k)' in a record", hint: "records have recordName, recordType, recordChangeTag, fields and parent")
         }
         func str(_ k: String) throws(CKError) -> String? {
@@ -56,6 +56,7 @@ extension RecordOperation {
                 parent = .set(pname, zone: pzone)
             }
         }
+        try readShareKeys(r, recordType: type, path: rpath)
         if self.type.isDelete || self.type == .update || self.type == .replace {
             if name == nil { throw CKError.invalid("\(rpath): \(self.type.rawValue) needs a recordName") }
         }

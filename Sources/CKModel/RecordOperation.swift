@@ -36,6 +36,8 @@ public struct RecordOperation: Sendable {
     public var parent: ParentChange = .keep
     /// Set for an operation that could not be read: applying it fails with this error.
     public var inputError: CKError?
+    /// For a `cloudkit.share` record: the keys records/modify sends beyond fields (nil: keep the server's).
+    public var share: ShareInput?
 
     public init(type: RecordOperationType, recordName: String? = nil, recordType: String? = nil,
                 changeTag: String? = nil, fields: [String: FieldInput] = [:]) {

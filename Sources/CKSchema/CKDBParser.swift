@@ -178,7 +178,8 @@ package struct CKDBParser {
     private mutating func field(into type: inout RecordTypeSchema, declared: inout [String: CKDBToken]) throws(CKError) {
         let (fieldName, nameToken) = try name("field")
         let systemType = RecordTypeSchema.systemFields[fieldName]
-        if systemType == nil {
+        // A share's system keys (cloudkit.title, …) are fields of cloudkit.share only.
+        if systemType == nil && !(type.name == Share.recordType && Share.systemFieldKeys.contains(fieldName)) {
             do throws(CKError) {
                 try Names.validateFieldName(fieldName)
             } catch {

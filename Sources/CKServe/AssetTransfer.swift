@@ -8,8 +8,11 @@ import CKServer
 /// - Upload: `POST {pathPrefix}upload/<64 random hex digits>` with the raw bytes, no auth. The id names a pending
 ///   upload made by assets/upload (container, environment, database, caller); the first POST consumes it, whatever
 ///   its outcome, except one refused for size, which leaves it usable. Pending uploads live in memory.
-/// - Download: `GET {pathPrefix}download/<container, URL-safe base64>/<environment>/<sha256>/<any name>`; the last
-///   segment is Apple's `${f}` placeholder and may hold anything. The id is only ever a SHA-256: never a path.
+/// - Download: `GET {pathPrefix}download/<container, URL-safe base64>/<environment>/<sha256>/<any name>?t=<token>`;
+///   the last segment is Apple's `${f}` placeholder and may hold anything. The id is only ever a SHA-256: never a
+///   path. The token is a bearer token: an HMAC of container, environment and SHA-256 under a key this server drew
+///   at start, handed out only in a record a caller could read; a URL without it (built from a hash) is unknown.
+///   Tokens live as long as the server (CloudKit's URLs expire too).
 public final class AssetTransfer: Sendable {
     /// Where upload and download URLs live.
     public static let pathPrefix = "/_ck/assets/"
@@ -27,14 +30,26 @@ public final class AssetTransfer: Sendable {
     }
 
     private let pending = Mutex<[String: Pending]>([:])
+    /// The key download tokens are made with: random, drawn once per server.
+    private let downloadKey: [UInt8]
 
-    init() {}
+    init() {
+        var rng = SystemRandomNumberGenerator()
+        downloadKey = (0..<32).map { _ in UInt8.random(in: 0...255, using: &rng) }
+    }
 
     /// The `downloadURL` of a stored asset on this server, as a fetched record's asset value carries it
     /// (wire encoders call this; the id in it is opaque, never a path).
     func downloadURL(_ asset: Asset, context: RequestContext) -> String {
-        context.server.baseURL + AssetTransfer.pathPrefix + "download/" + Base64URL.encode(Array(context.path.container.utf8)) + "/"
-            + context.environment.rawValue + "/" + asset.sha256 + "/${f}"
+        let container = Base64URL.encode(Array(context.path.container.utf8)), environment = context.environment.rawValue
+        return context.server.baseURL + AssetTransfer.pathPrefix + "download/" + container + "/" + environment + "/" + asset.sha256
+            + "/${f}?t=" + downloadToken(container: container, environment: environment, sha256: asset.sha256)
+    }
+
+    /// The bearer token of a download URL: the caller was handed it with a record it could read.
+    private func downloadToken(container: String, environment: String, sha256: String) -> String {
+        let mac = SignatureVerifier.hmacSHA256(key: downloadKey, data: Array("\(container)\n\(environment)\n\(sha256.lowercased())".utf8))
+        return Base64URL.encode(Array(mac.prefix(24)))
     }
 
     /// A new single-use upload URL for the request's container, environment, database and caller.
@@ -63,6 +78,12 @@ public final class AssetTransfer: Sendable {
             case "download":
                 guard request.method == "GET" || request.method == "HEAD" else { throw notAllowed(request, "GET") }
                 guard rest.count == 4 || rest.count == 5 else { throw unknownURL(request) }
+                // Only a URL this server handed out: the token proves the caller could read a record holding the asset.
+                let expected = downloadToken(container: rest[1], environment: rest[2], sha256: rest[3])
+                guard let token = request.query["t"], AssetTransfer.same(Array(token.utf8), Array(expected.utf8)) else {
+                    throw CKError(.unknownItem, "no such asset URL: an asset is downloaded from the downloadURL of a record you can read",
+                                  serverErrorCode: "NOT_FOUND", hint: "fetch the record (records/lookup, records/query) and use its asset's downloadURL")
+                }
                 return try download(container: rest[1], environment: rest[2], sha256: rest[3], server: server, head: request.method == "HEAD")
             default:
                 throw unknownURL(request)
@@ -96,7 +117,12 @@ public final class AssetTransfer: Sendable {
             throw CKError(.unknownItem, "no such asset URL", serverErrorCode: "NOT_FOUND")
         }
         let db = try server.store.container(container).database(.public, environment: env, caller: .developer)
-        let bytes = try db.assetBytes(sha256: sha256)
+        let bytes: [UInt8]
+        do throws(CKError) { bytes = try db.assetBytes(sha256: sha256) } catch let error where error.code == .unknownItem {
+            // The URL was handed out with a record, so the asset exists: bytes the store can't give are a damaged store.
+            throw CKError(.assetNotAvailable, "asset \(sha256.lowercased()) can't be read, though a record refers to it (a damaged store): \(error.reason)",
+                          serverErrorCode: "NOT_FOUND", hint: "'ck doctor' names the missing or linked file; restore it, or save the record again with the asset")
+        }
         return HTTPResponse(status: 200, headers: [("Content-Type", "application/octet-stream")], body: head ? [] : bytes)
     }
 
@@ -115,6 +141,14 @@ public final class AssetTransfer: Sendable {
         var h = SHA256()
         h.update(bytes)
         return h.finalize()
+    }
+
+    /// Compares two tokens in time that does not depend on where they differ.
+    private static func same(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+        guard a.count == b.count else { return false }
+        var diff: UInt8 = 0
+        for i in a.indices { diff |= a[i] ^ b[i] }
+        return diff == 0
     }
 
     private func notAllowed(_ request: HTTPRequest, _ method: String) -> CKError {

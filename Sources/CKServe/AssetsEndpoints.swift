@@ -32,12 +32,14 @@ enum AssetsEndpoints {
 
     /// `{assets:[{fileChecksum, size, …, recordName?, fieldName?}], zoneID?}` → `{assets:[asset dictionary]}`.
     /// ck stores asset bytes once by content and keeps them while any record refers to them, so a new reference
-    /// needs no copy: each asset whose bytes the store holds comes back as a dictionary a save can use (with a
-    /// fresh receipt); one it lacks comes back as `{fieldName?, recordName?, reason, serverErrorCode:"NOT_FOUND"}`.
+    /// needs no copy: each asset that field `fieldName` of record `recordName` (in `zoneID`) holds, in a record the
+    /// caller can read, comes back as a dictionary a save can use (a receipt); any other comes back as
+    /// `{fieldName?, recordName?, reason, serverErrorCode:"NOT_FOUND"}`, whether the store has it or not.
     static func rereference(_ context: RequestContext) throws(CKError) -> JSON {
         let items = try SubscriptionsEndpoints.array(context.body, "assets")
         try checkZoneID(context.body["zoneID"])
         let db = try context.database()
+        let zoneName = context.body["zoneID"]?["zoneName"]?.stringValue ?? Names.defaultZoneName
         var out: [JSON] = []
         for (i, item) in items.enumerated() {
             let path = "assets[\(i)]"
@@ -47,7 +49,11 @@ enum AssetsEndpoints {
             }
             let hex = digest.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
             do throws(CKError) {
-                var dict = AssetTransfer.assetDictionary(try db.storedAsset(sha256: hex))
+                // Only an asset a record the caller can read holds: the answer is a receipt for another save.
+                guard let recordName = o["recordName"]?.stringValue, let fieldName = o["fieldName"]?.stringValue else {
+                    throw CKError(.unknownItem, "\(path): Asset not found: name the recordName and fieldName that hold it")
+                }
+                var dict = AssetTransfer.assetDictionary(try db.rereference(sha256: hex, recordName: recordName, field: fieldName, zone: zoneName))
                 for k in ["recordName", "fieldName"] { if let v = o[k], v.stringValue != nil { dict[k] = v } }
                 out.append(.object(dict))
             } catch {

@@ -42,9 +42,9 @@ enum ChangesEndpoints {
                                     "syncToken": .string(page.syncToken), "moreComing": .bool(page.moreComing)]))
             } catch where error.code == .zoneNotFound || error.code == .userDeletedZone || error.code == .permissionFailure {
                 // A zone that can't be read fails in its place; a bad token or a default zone refuses the request.
-                let id = try context.database().zoneID(zone)
+                let id = try context.zoneID(named: zone)
                 var e = error
-                if e.code == .zoneNotFound { e.reason = "Zone '\(zone)' does not exist" }
+                if e.code == .zoneNotFound { e.reason = "Zone '\(id.zoneName)' does not exist" }
                 out.append(WireError.item(context.failed(e), key: "zoneID", id: WireRecordEncoder.zoneID(id)))
             }
         }

@@ -20,6 +20,9 @@ enum RecordsEndpoints {
         // A filter's `type` is optional, as a saved field's is: take it from the schema where the value alone can't say.
         let fields = (try? context.container().schema(context.environment))?.recordTypes[recordType]?.fields ?? [:]
         let parsed = try QueryFilter.webServices(.object(typingFilterValues(q.object, fields: fields)), label: "query")
+        if context.scope == .shared && body.value("zoneID") == nil {
+            throw WireBody.bad("zoneID", "missing: queries in the shared database must name a zone; cross-zone queries are not supported there")
+        }
         let zone = try body.zoneName() ?? Names.defaultZoneName
         let limit = try body.int("resultsLimit", in: 1...Int(Int32.max)).map { min($0, maxResults) }
         let keys = try body.desiredKeys()
@@ -93,7 +96,8 @@ enum RecordsEndpoints {
     /// one entry per operation, in order: the saved record, `{recordName, deleted:true}`, or a per-record error.
     static func modify(_ context: RequestContext) throws(CKError) -> JSON {
         let body = context.wire
-        let decoded = try WireModify(body)
+        var decoded = try WireModify(body)
+        try decoded.nameParticipants(try context.container().users())
         let db = try context.database()
         let result = try db.modify(decoded.operations, zone: decoded.zone, atomic: decoded.atomic)
         let encoder = WireRecordEncoder(context, desiredKeys: decoded.desiredKeys, numbersAsStrings: decoded.numbersAsStrings)
@@ -140,8 +144,28 @@ struct WireModify {
     var desiredKeys: [String]?
     var numbersAsStrings: Bool
 
+    /// Whether two zone names read from zone IDs are one zone: equal, or in the shared database one naming the
+    /// owner (`NAME:OWNER`) and the other only the name.
+    static func sameZone(_ a: String, _ b: String) -> Bool {
+        func name(_ s: String) -> Substring { s.split(separator: ":", maxSplits: 1).first ?? Substring(s) }
+        return a == b || (a.contains(":") != b.contains(":") && name(a) == name(b))
+    }
+
     /// Record keys clients send or echo that a save ignores (pyicloud sends pluginFields with each record).
     static let ignoredRecordKeys: Set<String> = ["pluginFields", "shortGUID", "expirationTime", "isEncrypted"]
+
+    /// Gives participants named by user record name alone the name the container knows them by (a share shows it
+    /// as the identity's given name).
+    mutating func nameParticipants(_ users: [ContainerUser]) throws(CKError) {
+        for i in operations.indices {
+            guard var input = operations[i].share, var list = input.participants else { continue }
+            for j in list.indices where list[j].userName == list[j].userRecordName {
+                if let u = users.first(where: { $0.userRecordName == list[j].userRecordName }) { list[j].userName = u.name }
+            }
+            input.participants = list
+            operations[i].share = input
+        }
+    }
 
     init(_ body: WireBody) throws(CKError) {
         guard let items = try body.objects("operations") else {
@@ -158,13 +182,14 @@ struct WireModify {
             guard item.value("operationType") != nil else { throw WireBody.bad(item.place("operationType"), "missing") }
             guard let record = try item.object("record") else { throw WireBody.bad(item.place("record"), "missing: each operation needs a record") }
             if let z = try record.zoneName() {
-                if let requestZone, z != requestZone {
+                if let requestZone, !WireModify.sameZone(z, requestZone) {
                     throw WireBody.bad(record.place("zoneID"), "the record is in zone '\(z)' but the request's zoneID is '\(requestZone)'")
                 }
-                if let rz = recordZone, rz.name != z {
+                if let rz = recordZone, !WireModify.sameZone(rz.name, z) {
                     throw WireBody.bad(record.place("zoneID"), "zone '\(z)' differs from '\(rz.name)' at \(rz.place): one request modifies one zone")
                 }
-                recordZone = (z, record.place("zoneID"))
+                // The name that names the owner (shared database `NAME:OWNER`) is the one kept.
+                if recordZone == nil || z.contains(":") { recordZone = (z, record.place("zoneID")) }
             }
             var recordObject = record.object
             for k in WireModify.ignoredRecordKeys { recordObject[k] = nil }
@@ -188,7 +213,7 @@ struct WireModify {
             operations.append(op)
             operationKeys.append(try item.desiredKeys())
         }
-        zone = requestZone ?? recordZone?.name ?? Names.defaultZoneName
+        zone = (requestZone?.contains(":") == true ? requestZone : recordZone?.name ?? requestZone) ?? Names.defaultZoneName
         // "The default value is true. Note this property only applies to custom zones."
         let explicit = try body.bool("atomic")
         if explicit == true && zone == Names.defaultZoneName {

@@ -52,7 +52,7 @@ public enum ServeAdvertisement {
     public static func remove(store: CKStore) {
         let p = path(store: store.root)
         guard let a = try? read(store: store.root), a.pid == currentPID else { return }
-        unlink(p)
+        try? FileIO.unlink(p)
     }
 
     /// Whether a process with this id exists (one of another user's counts).

@@ -20,6 +20,8 @@ enum WebServicesRoutes {
         "records/lookup": WebServicesRoute(methods: write, needsUser: false, handler: RecordsEndpoints.lookup),
         "records/modify": WebServicesRoute(methods: write, needsUser: true, handler: RecordsEndpoints.modify),
         "records/changes": WebServicesRoute(methods: write, needsUser: true, handler: RecordsEndpoints.changes),
+        "records/resolve": WebServicesRoute(methods: write, needsUser: false, handler: ShareEndpoints.resolve),
+        "records/accept": WebServicesRoute(methods: write, needsUser: true, handler: ShareEndpoints.accept),
         "zones/list": WebServicesRoute(methods: read, needsUser: false, handler: ZonesEndpoints.list),
         "zones/lookup": WebServicesRoute(methods: write, needsUser: false, handler: ZonesEndpoints.lookup),
         "zones/modify": WebServicesRoute(methods: write, needsUser: true, handler: ZonesEndpoints.modify),

@@ -7,10 +7,13 @@ struct WireBody {
     let object: [String: JSON]
     /// Where it sits in the request (`""` for the body itself, `zones[2]` for an item).
     let path: String
+    /// In the shared database a zone ID's `ownerRecordName` picks the owner: zone names read as `NAME:OWNER`.
+    var sharedOwners = false
 
-    init(_ object: [String: JSON], path: String = "") {
+    init(_ object: [String: JSON], path: String = "", sharedOwners: Bool = false) {
         self.object = object
         self.path = path
+        self.sharedOwners = sharedOwners
     }
 
     /// The place of `key` in messages.
@@ -47,19 +50,19 @@ struct WireBody {
     func object(_ key: String) throws(CKError) -> WireBody? {
         guard let v = value(key) else { return nil }
         guard case .object(let o) = v else { throw WireBody.bad(place(key), "expected an object, got \(v.kindName)") }
-        return WireBody(o, path: place(key))
+        return WireBody(o, path: place(key), sharedOwners: sharedOwners)
     }
 
     /// The items of an array of objects; a single object is taken as a one-item array when `single` allows it
     /// (iCloud.com accepts `records` as one object in a lookup).
     func objects(_ key: String, single: Bool = false) throws(CKError) -> [WireBody]? {
         guard let v = value(key) else { return nil }
-        if single, case .object(let o) = v { return [WireBody(o, path: place(key))] }
+        if single, case .object(let o) = v { return [WireBody(o, path: place(key), sharedOwners: sharedOwners)] }
         guard case .array(let items) = v else { throw WireBody.bad(place(key), "expected an array, got \(v.kindName)") }
         var out: [WireBody] = []
         for (i, item) in items.enumerated() {
             guard case .object(let o) = item else { throw WireBody.bad("\(place(key))[\(i)]", "expected an object, got \(item.kindName)") }
-            out.append(WireBody(o, path: "\(place(key))[\(i)]"))
+            out.append(WireBody(o, path: "\(place(key))[\(i)]", sharedOwners: sharedOwners))
         }
         return out
     }
@@ -86,15 +89,26 @@ struct WireBody {
         return try z.asZoneName()
     }
 
-    /// This object read as a zone ID `{zoneName?, ownerRecordName?, zoneType?}`: its zone name.
+    /// This object read as a zone ID `{zoneName?, ownerRecordName?, zoneType?}`: its zone name; in the shared
+    /// database `NAME:OWNER` when an owner is named, so two owners' zones of one name are told apart.
     func asZoneName() throws(CKError) -> String {
         for k in object.keys where !["zoneName", "ownerRecordName", "zoneType"].contains(k) {
             throw WireBody.bad(place(k), "unknown key '\(k)' in a zone ID (expected zoneName, ownerRecordName, zoneType)")
         }
-        _ = try string("ownerRecordName")
+        let owner = try string("ownerRecordName")
         _ = try string("zoneType")
-        return try string("zoneName") ?? Names.defaultZoneName
+        let name = try string("zoneName") ?? Names.defaultZoneName
+        guard sharedOwners, let owner, !WireBody.placeholderOwners.contains(owner) else { return name }
+        guard Names.isUserRecordName(owner) else {
+            throw WireBody.bad(place("ownerRecordName"), "'\(Names.describe(owner))' is not a user record name (a shared zone's ownerRecordName is its owner's)")
+        }
+        // A ':' in the name would be read as an owner separator by the core; zone names never hold one.
+        guard !name.contains(":") else { throw WireBody.bad(place("zoneName"), "'\(Names.describe(name))' is not a zone name") }
+        return name + ":" + owner
     }
+
+    /// Owner names clients send for "the current user" (CloudKit JS's `__defaultOwner__`): no owner picked.
+    static let placeholderOwners: Set<String> = ["__defaultOwner__", "_defaultOwner"]
 
     /// The request-level BAD_REQUEST for a value at `place`.
     static func bad(_ place: String, _ why: String) -> CKError {
@@ -104,7 +118,16 @@ struct WireBody {
 
 extension RequestContext {
     /// The body as a `WireBody`.
-    var wire: WireBody { WireBody(body) }
+    var wire: WireBody { WireBody(body, sharedOwners: scope == .shared) }
+
+    /// The zone ID a zone name read by `asZoneName` stands for, for an answer naming a zone that was not found:
+    /// in the shared database `NAME:OWNER` is the owner's zone.
+    func zoneID(named name: String) throws(CKError) -> ZoneID {
+        if scope == .shared, let colon = name.firstIndex(of: ":") {
+            return ZoneID(zoneName: String(name[..<colon]), ownerRecordName: String(name[name.index(after: colon)...]))
+        }
+        return try database().zoneID(name)
+    }
 
     /// Whether the query string asks for `getCurrentSyncToken` (`true` or Python's `True`).
     var wantsSyncToken: Bool { request.query["getCurrentSyncToken"]?.lowercased() == "true" }

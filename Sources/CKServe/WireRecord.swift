@@ -16,9 +16,17 @@ struct WireRecordEncoder {
         self.context = context
         self.desiredKeys = desiredKeys
         self.numbersAsStrings = numbersAsStrings
+        self.scope = context.scope
     }
 
-    var scope: DatabaseScope { context.scope }
+    /// The database the records come from: zone IDs are left out in the public one. records/resolve, on
+    /// /public/, shows a root from the owner's private zone.
+    var scope: DatabaseScope
+
+    init(_ context: RequestContext, desiredKeys: [String]? = nil, numbersAsStrings: Bool = false, scope: DatabaseScope) {
+        self.init(context, desiredKeys: desiredKeys, numbersAsStrings: numbersAsStrings)
+        self.scope = scope
+    }
 
     /// The `deviceID` stamped on what Web Services requests write: Apple's records written through Web Services
     /// carry "2" (web-services.md §6.2), which also tells them apart from the command line's "ck".
@@ -30,8 +38,9 @@ struct WireRecordEncoder {
                  "zoneType": .string(id.isDefault ? "DEFAULT_ZONE" : "REGULAR_CUSTOM_ZONE")])
     }
 
-    /// The record dictionary of a fetched or saved record.
-    func record(_ r: Record, keys: [String]? = nil) -> JSON {
+    /// The record dictionary of a fetched or saved record; a share shows `viewer` (default: the caller's own
+    /// entry) as its `currentUserParticipant`.
+    func record(_ r: Record, keys: [String]? = nil, viewer: Share.Participant? = nil) -> JSON {
         let keys = keys ?? desiredKeys
         var fields: [String: JSON] = [:]
         for (k, v) in r.fields where keys == nil || keys?.contains(k) == true { fields[k] = field(v) }
@@ -43,7 +52,21 @@ struct WireRecordEncoder {
         ]
         if scope != .public { o["zoneID"] = WireRecordEncoder.zoneID(r.zoneID) }
         if let parent = r.parent { o["parent"] = .object(["recordName": .string(parent)]) }
+        addShareKeys(r, to: &o, viewer: viewer)
         return .object(o)
+    }
+
+    /// A root's `share` and `shortGUID`; a share's `shortGUID, publicPermission, participants, owner,
+    /// currentUserParticipant` (sharing.md §10.2). Share keys are no fields: desiredKeys leaves them in.
+    func addShareKeys(_ r: Record, to o: inout [String: JSON], viewer: Share.Participant?) {
+        if let share = r.share { o["share"] = .object(["recordName": .string(share), "zoneID": WireRecordEncoder.zoneID(r.zoneID)]) }
+        if let guid = r.shortGUID { o["shortGUID"] = .string(guid) }
+        guard let info = r.shareInfo else { return }
+        o["publicPermission"] = .string(info.publicPermission.wireName)
+        o["participants"] = .array(info.participants.map(\.json))
+        if let owner = info.owner { o["owner"] = owner.json }
+        let me = viewer ?? context.caller.userRecordName.flatMap { info.participant($0) }
+        if let me { o["currentUserParticipant"] = me.json }
     }
 
     /// A change-feed tombstone: `{recordName, deleted:true, zoneID}`, no type or fields.

@@ -29,12 +29,18 @@ enum ZonesEndpoints {
             // Each item is a zone ID; a zone dictionary `{zoneID: {…}}` is read too.
             names.append(item.value("zoneID") != nil ? try item.zoneName(required: true) ?? "" : try item.asZoneName())
         }
-        let db = try context.database()
-        let zones = try db.zones()
-        let out = names.map { name -> JSON in
-            if let z = zones.first(where: { $0.zoneID.zoneName == name }) { return zone(z) }
-            return WireError.item(context.failed(CKError(.zoneNotFound, "Zone '\(name)' does not exist")), key: "zoneID",
-                                  id: WireRecordEncoder.zoneID(db.zoneID(name)))
+        let zones = try context.database().zones()
+        var out: [JSON] = []
+        for name in names {
+            // In the shared database a name may carry its owner (`NAME:OWNER`, from the zone ID's ownerRecordName).
+            let id = try context.zoneID(named: name)
+            let owned = context.scope == .shared && name.contains(":")
+            if let z = zones.first(where: { $0.zoneID.zoneName == id.zoneName && (!owned || $0.zoneID.ownerRecordName == id.ownerRecordName) }) {
+                out.append(zone(z))
+                continue
+            }
+            out.append(WireError.item(context.failed(CKError(.zoneNotFound, "Zone '\(id.zoneName)' does not exist")), key: "zoneID",
+                                      id: WireRecordEncoder.zoneID(id)))
         }
         return .object(["zones": .array(out)])
     }

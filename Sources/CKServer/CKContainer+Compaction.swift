@@ -48,7 +48,8 @@ extension CKContainer {
                 }
                 kept.sort { $0.seq < $1.seq }
                 let keptSeqs = Set(kept.map(\.seq))
-                let dropped = contents.entries.filter { !keptSeqs.contains($0.seq) }.map(\.seq).max() ?? 0
+                // An earlier gap line counts as dropped: its number is gone from the lines too.
+                let dropped = max(contents.gapSeq, contents.entries.filter { !keptSeqs.contains($0.seq) }.map(\.seq).max() ?? 0)
                 report.logs += 1
                 report.linesBefore += contents.entries.count
                 report.linesAfter += kept.count
@@ -59,6 +60,9 @@ extension CKContainer {
                         e.write(into: &out, batch: nil)
                         out.append(0x0A)
                     }
+                    // The log keeps the highest number it dropped, so a rebuilt zones.json (doctor) never hands
+                    // it out again: numbers above the kept lines would otherwise be known only to zones.json.
+                    if dropped > (kept.last?.seq ?? 0) { out += ZoneLog.gapLine(dropped) }
                     rewrites.append((path, out, dropped))
                     report.compacted += 1
                     report.bytesAfter += out.count

@@ -61,6 +61,15 @@ extension CKContainer {
         }
     }
 
+    /// Makes a model's schema development's and creates its zone as `caller`, all or nothing (`importModelSchemaBody`).
+    package func importModelSchema(_ schema: Schema, file: String, zone: String, as caller: Caller) throws(CKError) -> ([SchemaChange], created: Bool) {
+        try store.perform(.schemaImport, container: identifier, environment: .development) { () throws(CKError) -> ([SchemaChange], created: Bool) in
+            let result = try importModelSchemaBody(schema, file: file, zone: zone, as: caller)
+            try finishRegistration(environmentStore(.development))
+            return result
+        }
+    }
+
     /// Copies development's schema to production (`deploySchemaBody`).
     @discardableResult
     public func deploySchema(dryRun: Bool = false) throws(CKError) -> [SchemaChange] {
@@ -87,7 +96,11 @@ extension CKContainer {
 
     /// The users the container has met, by name.
     public func users() throws(CKError) -> [ContainerUser] {
-        try store.perform(.userList, container: identifier) { () throws(CKError) in try usersBody() }
+        try store.perform(.userList, container: identifier) { () throws(CKError) -> [ContainerUser] in
+            // Users an operation committed but a crash kept from being listed are listed first.
+            for e in Environment.allCases { try finishRegistration(environmentStore(e)) }
+            return try usersBody()
+        }
     }
 
     /// Lists a user explicitly, even one whose name is a near miss of a listed user's (`createUserBody`); true when

@@ -30,7 +30,9 @@ extension CKContainer {
 
     /// The rules of an environment, in the order they are checked.
     package func faultsBody(environment: Environment) throws(CKError) -> [FaultRule] {
-        try FaultBook.read(faultEngine(environment).file).rules
+        let engine = faultEngine(environment)
+        // Under the environment's lock: counts a crashed writer left pending are settled first.
+        return try engine.env.locked(exclusive: false) { () throws(CKError) -> [FaultRule] in try FaultBook.read(engine.file).rules }
     }
 
     /// Removes one rule by id, or all of them (nil); returns the ids removed.

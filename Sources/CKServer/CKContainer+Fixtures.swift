@@ -123,7 +123,8 @@ extension CKContainer {
                 let r = try Record(json: rj, path: path + ".record")
                 try Names.validateRecordName(r.recordName)
                 try Names.validateRecordType(r.recordType)
-                for k in r.fields.keys { try Names.validateFieldName(k) }
+                // A share's system keys (cloudkit.title, …) are fields of cloudkit.share records only.
+                for k in r.fields.keys where !(r.isShare && Share.systemFieldKeys.contains(k)) { try Names.validateFieldName(k) }
                 if db == .public {
                     guard r.zoneID.isDefault, r.zoneID.ownerRecordName == CKContainer.publicOwner else {
                         throw CKError.invalid("public records live in _defaultZone owned by \(CKContainer.publicOwner)")
@@ -340,11 +341,13 @@ extension CKContainer {
             var file = SubscriptionFile()
             file.subscriptions = oldSubscriptions.filter { !owns($0.ownerRecordName) } + subscriptions
             replacement.subscriptions = file
+            // The caller and the document's users are listed with the data, all or nothing.
+            try stageRegistration(of: (caller.userName.map { [$0] } ?? []) + users.map { $0.0 }, info: state.info, in: &replacement, env: env)
             state.changes.append(.replaceEnvironment(replacement))
             return FixtureSummary(zones: zones.count, records: recordCount, assets: assetKeys.count, users: users.count,
                                   subscriptions: subscriptions.count, keyValueStores: keyValueStores.count, kept: kept.count)
         }
-        for (name, _) in users { try register(user: name) }
+        try finishRegistration(env)
         return summary
     }
 

@@ -48,6 +48,46 @@ extension CKContainer {
         }
     }
 
+    /// `ck model schema --import`: the model's schema becomes development's and `zoneName` is created in the
+    /// caller's private database, as one operation of the caller's database (one intent: schema.json, zones.json
+    /// and the caller's entry in container.json commit together). Returns the schema's changes and whether the
+    /// zone was created.
+    package func importModelSchemaBody(_ schema: Schema, file: String, zone zoneName: String, as caller: Caller) throws(CKError) -> ([SchemaChange], created: Bool) {
+        let db = database(.private, environment: .development, caller: caller)
+        return try db.perform(.zoneCreate, validate: { () throws(CKError) in try Names.validateZoneName(zoneName) }) { (state) throws(CKError) -> ([SchemaChange], created: Bool) in
+            let dev = db.env, prod = environmentStore(.production)
+            // Development's lock (held) before production's, as everywhere.
+            let changes = try prod.locked(exclusive: false) { () throws(CKError) -> [SchemaChange] in
+                try check(schema, file: file, production: try prod.readSchema())
+                return try dev.readSchema().changes(to: schema)
+            }
+            var catalog = state.catalog
+            let id = db.zoneID(zoneName)
+            let created = catalog.zone(id, in: .private) == nil
+            guard !changes.isEmpty || created else {
+                state.wroteNothing = true
+                return (changes, false)
+            }
+            var replacement = EnvironmentReplacement(operation: "model schema import", staging: [])
+            if !changes.isEmpty {
+                replacement.staging.append("schema.json")
+                replacement.schema = schema
+            }
+            if created {
+                let seq = try dev.highestSeq(catalog: catalog) + 1
+                catalog.zones.append(Zone(zoneID: id, database: .private, capabilities: ZoneCapability.defaults, created: store.now(), seq: seq))
+                catalog.lastSeq = seq
+                replacement.staging.append("zones.json")
+                replacement.catalog = catalog
+                // A log left by a delete that was interrupted belongs to the deleted zone, not this new one.
+                replacement.remove.append(dev.relative(dev.logPath(database: .private, zone: id)))
+                if let name = caller.userName { try stageRegistration(of: [name], info: state.info, in: &replacement, env: dev) }
+            }
+            state.changes.append(.replaceEnvironment(replacement))
+            return (changes, created)
+        }
+    }
+
     private func requireDevelopmentForImport(_ environment: Environment) throws(CKError) {
         if environment == .production {
             throw CKError(.permissionFailure, "endpoint not applicable in the environment 'production'",

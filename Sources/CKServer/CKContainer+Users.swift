@@ -1,5 +1,6 @@
 import Foundation
 import CKModel
+import CKStorage
 
 /// Users, their account status and their roles, kept in container.json.
 extension CKContainer {
@@ -106,6 +107,44 @@ extension CKContainer {
         return created
     }
 
+    /// container.json's entry for a user the container has just met.
+    package func newUserEntry(_ name: String) -> [String: JSON] {
+        ["userRecordName": .string(CKContainer.userRecordName(for: name)),
+         "accountStatus": .string(AccountStatus.available.rawValue), "created": .int(store.now())]
+    }
+
+    /// Stages the listing of `names` (those container.json does not list yet, as `info` has it) in an
+    /// environment replacement, so it commits with it (`PendingRegistration`); one already waiting is kept.
+    package func stageRegistration(of names: [String], info: JSON, in replacement: inout EnvironmentReplacement, env: EnvironmentStore) throws(CKError) {
+        // One already waiting (a crash kept it from being listed) goes on in the new record; a damaged one is replaced.
+        var users = (try? PendingRegistration.read(env))?.users ?? [:]
+        for name in names where info["users"]?[name] == nil && users[name] == nil { users[name] = .object(newUserEntry(name)) }
+        guard !users.isEmpty else { return }
+        replacement.staging.append(PendingRegistration.fileName)
+        replacement.files.append((PendingRegistration.fileName, PendingRegistration(users: users).bytes))
+    }
+
+    /// Lists the users a committed operation staged in `env` (`PendingRegistration`), then drops the record. Call
+    /// without the environment's lock (the root lock is taken first).
+    package func finishRegistration(_ env: EnvironmentStore) throws(CKError) {
+        guard try PendingRegistration.waits(env) else { return }
+        let pending: PendingRegistration
+        do throws(CKError) {
+            guard let read = try PendingRegistration.read(env) else { return }
+            pending = read
+        } catch {
+            // A damaged record must not stop the environment's work: its users stay unlisted until they write.
+            store.warn(Diagnostic(place: PendingRegistration.path(env), error.reason + "; ignored (remove the file: its users are listed when they next write)"))
+            return
+        }
+        try updateInfo { (o) throws(CKError) in
+            var users = o["users"]?.objectValue ?? [:]
+            for (name, entry) in pending.users where users[name] == nil { users[name] = entry }
+            o["users"] = .object(users)
+        }
+        try env.locked(exclusive: true) { () throws(CKError) in try PendingRegistration.discard(env, ifStill: pending.users) }
+    }
+
     /// Records a user in container.json the first time it is met.
     package func register(user: String) throws(CKError) {
         if try info()["users"]?[user] != nil { return }
@@ -130,8 +169,7 @@ extension CKContainer {
                               hint: known.isEmpty ? "a user is listed once it has written something or had its account set"
                                                   : "known users: " + known.joined(separator: ", "))
             }
-            entry = ["userRecordName": .string(CKContainer.userRecordName(for: name)),
-                     "accountStatus": .string(AccountStatus.available.rawValue), "created": .int(store.now())]
+            entry = newUserEntry(name)
         }
         let before = entry
         try change(&entry)

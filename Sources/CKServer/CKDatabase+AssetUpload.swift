@@ -9,13 +9,37 @@ extension CKDatabase {
     public func uploadAsset(_ bytes: [UInt8]) throws(CKError) -> Asset {
         let size = Int64(bytes.count)
         let hash = SHA256.hex(bytes)
-        return try perform(.assetUpload, validate: { () throws(CKError) in
+        let asset = try perform(.assetUpload, validate: { () throws(CKError) in
             if size > Asset.maxSize { throw Asset.tooLarge("the uploaded file", size: size) }
         }) { (state) throws(CKError) -> Asset in
             // Content-addressed: bytes already in the store are not written again.
             if !env.hasAsset(hash) { state.changes.append(.asset(sha256: hash, bytes: bytes)) }
             return Asset(sha256: hash, size: size)
         }
+        // The receipt: this caller may now name these bytes by hash in a save.
+        store.assetReceipts.grant(hash, in: self)
+        return asset
+    }
+
+    /// Gives the caller a receipt for an asset a record it can read holds in `field` (Web Services'
+    /// assets/rereference): the asset may then be named in another save. unknownItem when the record can't be read,
+    /// lacks the field, holds another asset there, or the store lacks the bytes, alike.
+    public func rereference(sha256: String, recordName: String, field: String, zone zoneName: String) throws(CKError) -> Asset {
+        let hex = sha256.lowercased()
+        var held = Set<String>()
+        // A record that isn't there (or can't be read) holds nothing; a damaged store is its own error.
+        do throws(CKError) {
+            if case .saved(let record)? = try fetch([recordName], zone: zoneName).first { record.fields[field]?.collectAssetHashes(into: &held) }
+        } catch where [.unknownItem, .zoneNotFound, .permissionFailure, .userDeletedZone, .invalidArguments].contains(error.code) {
+            held = []
+        }
+        guard held.contains(hex) else {
+            throw CKError(.unknownItem, "Asset not found: \(hex) is not in field '\(field)' of a record '\(recordName)' you can read in zone \(zoneName)",
+                          hint: "name the record and field that hold the asset")
+        }
+        let asset = try storedAsset(sha256: hex)
+        store.assetReceipts.grant(hex, in: self)
+        return asset
     }
 
     /// The bytes of an asset of this environment, by its SHA-256 (64 hex digits, never a path); unknownItem when

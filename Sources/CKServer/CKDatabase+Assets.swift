@@ -56,7 +56,9 @@ extension CKDatabase {
         }
         let bytes = try env.locked(exclusive: false) { () throws(CKError) -> [UInt8]? in try env.readAsset(asset.sha256) }
         guard let bytes else {
-            throw CKError(.assetFileNotFound, "the bytes of asset \(asset.sha256) are missing from the store", hint: "run 'ck doctor'")
+            // Not the caller's input: the record refers to bytes the store lost (a damaged store).
+            throw CKError(.assetNotAvailable, "the bytes of asset \(asset.sha256) (field '\(field)' of '\(recordName)') are missing from the store (a damaged store)",
+                          hint: "'ck doctor' names the missing file; restore it, or save the record again with the asset")
         }
         return (asset, bytes)
     }

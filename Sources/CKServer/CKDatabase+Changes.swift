@@ -99,7 +99,7 @@ extension CKDatabase {
             }
             var since: Int64 = 0
             if let previous {
-                try checkToken(previous, kind: .zone, zoneName: zone.zoneID.zoneName)
+                try checkToken(previous, kind: .zone, zoneName: zone.zoneID.zoneName, owner: zone.zoneID.ownerRecordName)
                 guard previous.zoneSeq == zone.seq else {
                     throw CKError(.changeTokenExpired, "The change token belongs to an earlier zone '\(zoneName)' that was deleted",
                                   hint: "toss the local copy of the zone and fetch again without a token")
@@ -117,7 +117,9 @@ extension CKDatabase {
             var left = limit
             while true {
                 let want = [left, pageSize].compactMap { $0 }.min()
-                let (latest, high, more) = try source.page(after: since, limit: want)
+                var (latest, high, more) = try source.page(after: since, limit: want)
+                // The shared database shows a participant only the changes of records its shares reach.
+                if let view = state.gate.shares { latest = try sharedChanges(latest, view: view, zone: zone) }
                 let changes = latest.map { e -> RecordChange in
                     switch e {
                     case .save(let seq, var record):
@@ -166,6 +168,9 @@ extension CKDatabase {
             let catalog = state.catalog
             var zones: [ZoneChange] = []
             var high = since
+            if scope == .shared {
+                (zones, high) = try sharedDatabaseChanges(catalog: catalog, since: since)
+            }
             if scope == .private {
                 for z in catalog.zones where z.database == .private && z.zoneID.ownerRecordName == userRecordName {
                     // A compacted-away last change (a deletion) still counts as the zone's newest change.
@@ -205,7 +210,7 @@ extension CKDatabase {
     }
 
     /// A token is refused when it was made for another environment, database, user, kind or zone.
-    package func checkToken(_ t: ChangeToken, kind: ChangeToken.Kind, zoneName: String) throws(CKError) {
+    package func checkToken(_ t: ChangeToken, kind: ChangeToken.Kind, zoneName: String, owner: String? = nil) throws(CKError) {
         let mismatch: String?
         if t.kind != kind {
             mismatch = t.kind == .zone ? "it is a zone token, not a database token" : "it is a database token, not a zone token"
@@ -213,7 +218,7 @@ extension CKDatabase {
             mismatch = "it was made in \(t.environment.rawValue), not \(environment.rawValue)"
         } else if t.database != scope {
             mismatch = "it was made for the \(t.database.rawValue) database, not \(scope.rawValue)"
-        } else if t.owner != userRecordName {
+        } else if t.owner != (owner ?? userRecordName) {
             mismatch = "it was made for another user"
         } else if kind == .zone && t.zoneName != zoneName {
             mismatch = "it was made for zone '\(Names.describe(t.zoneName))', not '\(zoneName)'"

@@ -93,19 +93,32 @@ package struct NotificationHook {
             file = SubscriptionFile()
         }
         let owner = zone.zoneID.ownerRecordName
+        // A participant's write through the shared database changes the owner's private zone.
+        let scope: DatabaseScope = db.scope == .shared ? .private : db.scope
         watching = file.subscriptions.filter { s in
-            guard s.database == db.scope else { return false }
+            guard s.database == scope else { return false }
             // Private databases are per user: only the owner's own subscriptions see its zones.
-            if db.scope != .public && s.ownerRecordName != owner { return false }
+            if scope != .public && s.ownerRecordName != owner { return false }
             switch s.kind {
             case .query(_, _, _, _, _, let z): return z == nil || z == zone.zoneID.zoneName
             case .recordZone(let z, _): return z == zone.zoneID.zoneName
             case .database: return !zone.zoneID.isDefault
             }
         }
+        // Participants' shared databases show this zone through their accepted shares: their database
+        // subscriptions watch it too, and fire only for changes those shares reach (SharedSubscribers).
+        if scope == .private, !zone.zoneID.isDefault, zone.capabilities.contains(.sharing) {
+            sharers = SharedSubscribers(db: db, zone: zone, subscriptions: file.subscriptions.filter { s in
+                guard s.database == .shared, s.ownerRecordName != owner, case .database = s.kind else { return false }
+                return true
+            })
+        }
     }
 
-    package var isEmpty: Bool { watching.isEmpty }
+    /// Participants' database subscriptions in the shared database that may see this zone (nil: none).
+    package var sharers: SharedSubscribers?
+
+    package var isEmpty: Bool { watching.isEmpty && (sharers?.subscriptions.isEmpty ?? true) }
 
     /// Permission views of subscription owners, made on first use.
     package var owners: [String: RecordGate] = [:]
@@ -157,10 +170,16 @@ package struct NotificationHook {
 
     /// The notifications one request's changes make, by owner. firesOnce subscriptions that fired are removed
     /// from `file` and `watching`; `removed` says so, so the caller rewrites subscriptions.json.
-    package mutating func fire(_ changes: [Change], schema: Schema) -> (byOwner: [String: [SubscriptionNotification]], removed: Bool) {
+    package mutating func fire(_ changes: [Change], schema: Schema, reader: ZoneReader) -> (byOwner: [String: [SubscriptionNotification]], removed: Bool) {
         var byOwner: [String: [SubscriptionNotification]] = [:]
         var spent = Set<String>()
         let now = db.store.now()
+        if var sharers {
+            for (owner, n) in sharers.fire(changes, reader: reader, deviceID: db.deviceID, time: now) {
+                byOwner[owner, default: []].append(n)
+            }
+            self.sharers = sharers
+        }
         for s in watching {
             switch s.kind {
             case .query(let type, let predicate, let arguments, let firesOn, let firesOnce, _):
@@ -202,9 +221,9 @@ package struct NotificationHook {
 
     /// Fires for one request before its log append (nil when none fire): the writer records the notifications
     /// durably before the append and delivers them after it, or recovery does after a crash.
-    package mutating func prepare(_ changes: [Change], schema: Schema, logPath: String, at offset: Int,
+    package mutating func prepare(_ changes: [Change], schema: Schema, reader: ZoneReader, logPath: String, at offset: Int,
                           entries: [LogEntry]) -> PendingNotifications? {
-        let (byOwner, removed) = fire(changes, schema: schema)
+        let (byOwner, removed) = fire(changes, schema: schema, reader: reader)
         guard !byOwner.isEmpty || removed, let first = entries.first else { return nil }
         let pending = PendingNotifications(log: db.env.relative(logPath), offset: offset, count: entries.count, firstSeq: first.seq,
                                            byOwner: byOwner, subscriptions: removed ? file : nil)

@@ -28,8 +28,18 @@ extension CKDatabase {
     }
 
     /// The quota stage: the budget saves spend, when the database has a quota (none: no cost at all).
-    package func quotaBudget(catalog: ZoneCatalog, info: JSON) throws(CKError) -> QuotaBudget? {
-        guard scope != .shared, let limit = quotaLimit(info: info) else { return nil }
+    package func quotaBudget(catalog: ZoneCatalog, info: JSON, zone: Zone? = nil) throws(CKError) -> QuotaBudget? {
+        if scope == .shared {
+            // A participant's writes count against the owner's iCloud storage.
+            guard let owner = zone?.zoneID.ownerRecordName,
+                  let name = (info["users"]?.objectValue ?? [:]).keys.first(where: { Caller.userRecordName(for: $0) == owner }),
+                  let limit = CKContainer.quota(user: name, in: info) else { return nil }
+            let records = try container.database(.private, environment: environment, caller: Caller(userName: name, deviceID: deviceID))
+                .ownedRecords(catalog: catalog).flatMap(\.records)
+            return QuotaBudget(limit: limit, owner: "the iCloud storage of the share's owner, user \(name)", raise: "ck quota set <size> --as \(name)",
+                               records: records)
+        }
+        guard let limit = quotaLimit(info: info) else { return nil }
         let records = try ownedRecords(catalog: catalog).flatMap(\.records)
         return QuotaBudget(limit: limit, owner: quotaOwner, raise: quotaRaise, records: records)
     }

@@ -76,6 +76,8 @@ extension CKDatabase {
                 if !result.atomic || !result.results.contains(where: { $0.error != nil }), !session.entries.isEmpty {
                     let assets = session.usedAssets.reduce(into: [String: [UInt8]]()) { $0[$1] = session.stagedAssets[$1] }
                     try effects.commit(session.entries, schema: session.schema, schemaChanged: session.schemaChanged, assets: assets)
+                    // Bytes given with the save are this caller's upload: a receipt for later saves in this process.
+                    for hash in assets.keys { store.assetReceipts.grant(hash, in: self) }
                     committed = true
                     seq = session.seq
                     schema = session.schema
@@ -127,7 +129,14 @@ extension CKDatabase {
             }
             return ModifyResult(results: failed, atomic: true)
         }
-        return ModifyResult(results: results + cascaded, atomic: atomic)
+        // A record the server changed again later in the request (a root linked to its share) is reported as it ends.
+        let latest = results.map { r -> RecordResult in
+            if case .saved(let saved) = r, case .some(.some(let now)) = session.overlay[saved.recordName], now != saved {
+                return .saved(now)
+            }
+            return r
+        }
+        return ModifyResult(results: latest + cascaded, atomic: atomic)
     }
 
     /// Fetches records by name; a missing name gives unknownItem for that name.
@@ -262,15 +271,20 @@ package struct ModifySession {
             throw CKError.invalid("\(op.type.rawValue) of '\(name)' needs the record's change tag (recordChangeTag)",
                                   hint: "fetch the record for its tag, or use a force operation / --policy changed-keys")
         }
-        let existing = try current(name)
+        let existing = try sharedView(name, try current(name), op: op)
         // One call of the gate per record: its fault point (rules see the type the operation names), this
         // request's own refusals, then the grants.
         var lost: CKError? = nil
         defer { if let lost { lostResponse = lost } }
         if op.type.isDelete {
+            // A participant deleting a share from its shared database leaves it.
+            if db.scope == .shared, let existing, existing.isShare, gate.shares?.access(existing) != nil {
+                return (try leave(existing), [])
+            }
             let target = try gate.write(name, .delete, type: op.recordType ?? existing?.recordType, schema: schema, lostResponse: &lost) {
                 () throws(CKError) -> RecordGate.Write<Record> in
                 let r = try deletable(name, existing: existing)
+                try checkSharedDelete(r)
                 return .init(.write, type: r.recordType, record: r, value: r)
             }
             return try delete(name, existing: target, op: op)
@@ -278,7 +292,10 @@ package struct ModifySession {
         let recordType = try gate.write(name, .save, type: op.recordType ?? existing?.recordType, schema: schema, lostResponse: &lost) {
             () throws(CKError) -> RecordGate.Write<String> in
             let type = try savable(name, existing: existing, op: op)
-            return .init(existing == nil ? .create : .write, type: type, record: existing, value: type)
+            if type == Share.recordType { try checkShareSave(name, existing: existing, op: op) }
+            var parent: String? = nil
+            if case .set(let p, _) = op.parent { parent = p }
+            return .init(existing == nil ? .create : .write, type: type, record: existing, value: type, parent: parent)
         }
         return (.saved(try save(name, recordType: recordType, existing: existing, op: op)), [])
     }
@@ -321,10 +338,10 @@ package struct ModifySession {
         var setValues: [String: FieldValue] = [:]
         for key in op.fields.keys.sorted() {
             guard let input = op.fields[key] else { continue }
-            try Names.validateFieldName(key)
+            if !(recordType == Share.recordType && Share.systemFieldKeys.contains(key)) { try Names.validateFieldName(key) }
             if case .unset = input { fields[key] = nil; continue }
             guard let v = try resolve(input, recordType: recordType, key: key) else { fields[key] = nil; continue }
-            try checkReferences(v, key: key)
+            try checkReferences(v, key: key, held: existing?.fields[key])
             try checkDeleteSelfLimit(v, key: key, source: name, existing: existing?.fields[key])
             setValues[key] = v
             fields[key] = v
@@ -337,9 +354,26 @@ package struct ModifySession {
         seq += 1
         let now = stamp
         let parent = try resolveParent(op.parent, name: name, existing: existing, replaces: op.type.replacesFields)
-        let record = Record(recordName: name, recordType: recordType, zoneID: zone.zoneID,
+        var record = Record(recordName: name, recordType: recordType, zoneID: zone.zoneID,
                             changeTag: CKDatabase.changeTag(seq: seq), fields: fields,
-                            created: existing?.created ?? now, modified: now, parent: parent)
+                            created: existing?.created ?? now, modified: now, parent: parent,
+                            share: existing?.share, shortGUID: existing?.shortGUID, shareInfo: existing?.shareInfo)
+        if recordType == Share.recordType {
+            (record.shareInfo, record.shortGUID) = try shareKeys(name, existing: existing, op: op)
+        } else if parent != existing?.parent, let parent, record.share != nil {
+            // A shared root moved under another share's hierarchy would take part in two shares.
+            for s in try zoneShares() where s.recordName != record.share {
+                var seen = Set<String>()
+                var up: String? = parent
+                while let n = up, seen.insert(n).inserted {
+                    if s.shareInfo?.rootRecordName == n {
+                        throw CKError(.alreadyShared, "record '\(name)' is the root of share '\(record.share ?? "")'; under '\(parent)' it would also take part in share '\(s.recordName)'",
+                                      serverErrorCode: "BAD_REQUEST", hint: "a record takes part in one share only: delete one of the shares first")
+                    }
+                    up = try current(n)?.parent
+                }
+            }
+        }
         let size = record.sizeBound > CKDatabase.maxRecordSize ? record.size : 0
         if size > CKDatabase.maxRecordSize {
             throw CKError(.limitExceeded, "record '\(name)' is \(size) bytes; CloudKit's limit is \(CKDatabase.maxRecordSize) bytes (assets excluded)",
@@ -352,6 +386,7 @@ package struct ModifySession {
         for v in fields.values { collectAssets(v) }
         setOverlay(name, record)
         entries.append(.save(seq: seq, record: record))
+        if record.isShare { try linkRoot(of: record) }
         return record
     }
 
@@ -386,16 +421,17 @@ package struct ModifySession {
         }
     }
 
-    /// References stay in their zone; VALIDATE references need their target.
-    package func checkReferences(_ v: FieldValue, key: String) throws(CKError) {
+    /// References stay in their zone; VALIDATE references need their target; assets need a receipt unless `held`
+    /// (the field's value before this save) already names them.
+    package func checkReferences(_ v: FieldValue, key: String, held: FieldValue? = nil) throws(CKError) {
         switch v {
         case .reference(let r):
             try CKDatabase.checkReferenceZone(r, key: key, zone: zone.zoneID.zoneName)
             if r.action == .validate, try current(r.recordName) == nil {
                 throw CKError(.referenceViolation, "field '\(key)': the VALIDATE reference's target '\(r.recordName)' does not exist")
             }
-        case .asset(let a): try checkAsset(a, key: key)
-        case .list(_, let items): for i in items { try checkReferences(i, key: key) }
+        case .asset(let a): try checkAsset(a, key: key, held: held)
+        case .list(_, let items): for i in items { try checkReferences(i, key: key, held: held) }
         default: break
         }
     }
@@ -447,7 +483,7 @@ package struct ModifySession {
         try checkNotValidated(name)
         removeRecord(existing)
         // DELETE_SELF references: records pointing at a deleted record go too, chained.
-        var cascaded: [RecordResult] = []
+        var cascaded: [RecordResult] = try shareCascade(existing)
         var queue = [name]
         while let target = queue.popLast() {
             for r in try referrers(to: target, action: .deleteSelf) {

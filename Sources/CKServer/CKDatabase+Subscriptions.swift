@@ -72,6 +72,22 @@ extension CKDatabase {
         }
     }
 
+    /// Deletes several of this user's subscriptions as one operation, one write: all that exist go together (a
+    /// crash leaves all or none). Returns, for each ID in order, nil when it was deleted or its unknownItem error.
+    public func deleteSubscriptions(_ ids: [String]) throws(CKError) -> [CKError?] {
+        try perform(.subscriptionDelete) { (state) throws(CKError) -> [CKError?] in
+            var file = try SubscriptionFile.read(env.subscriptionsPath)
+            var outcome: [CKError?] = []
+            for id in ids {
+                let before = file.subscriptions.count
+                file.subscriptions.removeAll { $0.ownerRecordName == userRecordName && $0.database == scope && $0.subscriptionID == id }
+                outcome.append(file.subscriptions.count < before ? nil : notFound(id))
+            }
+            if outcome.contains(where: { $0 == nil }) { state.changes.append(.subscriptions(file)) }
+            return outcome
+        }
+    }
+
     package func notFound(_ id: String) -> CKError {
         CKError(.unknownItem, "Subscription not found: '\(id)' in the \(scope.rawValue) database",
                 hint: "'ck subscription list' shows this user's subscriptions (subscriptions belong to the user and database that saved them)")

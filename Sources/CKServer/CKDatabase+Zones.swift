@@ -10,7 +10,7 @@ extension CKDatabase {
     /// The zones of this database for this user: the default zone first, then custom zones by name.
     public func zones() throws(CKError) -> [Zone] {
         try perform(.zoneList) { (state) throws(CKError) -> [Zone] in
-            if scope == .shared { return [] }
+            if scope == .shared { return state.shares?.sharedZones(of: userRecordName) ?? [] }
             let def = try resolveZone(Names.defaultZoneName, catalog: state.catalog)
             let custom = state.catalog.zones.filter { $0.database == scope && $0.zoneID.ownerRecordName == userRecordName }
             return [def] + custom.sorted { $0.zoneID.zoneName < $1.zoneID.zoneName }

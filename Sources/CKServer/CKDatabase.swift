@@ -61,8 +61,7 @@ public final class CKDatabase {
         try Names.validateZoneName(name)
         switch scope {
         case .shared:
-            throw CKError(.zoneNotFound, "Zone '\(name)' does not exist in the shared database",
-                          hint: "the shared database holds only zones other users shared with you; use --db private")
+            return try resolveSharedZone(name, directory: try ShareDirectory(env: env, catalog: catalog))
         case .public:
             guard name == Names.defaultZoneName else {
                 throw CKError(.zoneNotFound, "Zone '\(name)' does not exist: the public database has only _defaultZone",

@@ -23,6 +23,8 @@ public final class CKStore: Sendable {
         var now: @Sendable () -> Int64 = { Int64((Date().timeIntervalSince1970 * 1000).rounded(.down)) }
     }
     private let state = Mutex(State())
+    /// Upload receipts of this process's callers: a save names an asset by hash only with one.
+    let assetReceipts = AssetReceipts()
 
     /// Warnings met while reading (torn lines dropped, …); the command line prints them.
     public var warnings: [Diagnostic] { state.withLock { $0.warnings } }
@@ -57,10 +59,18 @@ public final class CKStore: Sendable {
     /// Opens the store, creating it (with its default container) on first use. `hooks` are in place before the
     /// first operation, the store's creation included.
     public static func open(_ location: StoreLocation, hooks: PipelineHooks = PipelineHooks()) throws(CKError) -> CKStore {
+        try open(location, hooks: hooks, recover: true)
+    }
+
+    /// Opens the store as `open(_:hooks:)`; `recover: false` (doctor) leaves an interrupted root operation and
+    /// links in place of the store's trees for the caller to examine.
+    public static func open(_ location: StoreLocation, hooks: PipelineHooks = PipelineHooks(), recover: Bool) throws(CKError) -> CKStore {
         let store = CKStore(location: location)
         store.hooks = hooks
-        if store.files.hasInterruptedOperation {
-            // A container delete was interrupted: it is finished before anything reads the store.
+        if recover { try store.files.refuseLinkedTrees() }
+        if recover && (store.files.hasInterruptedOperation || store.files.hasLeftoverTrees) {
+            // A container delete was interrupted: it is finished before anything reads the store. Trees of an
+            // operation that never committed (a killed delete or import) go too: nothing refers to them.
             try store.files.locked(exclusive: true) { () throws(CKError) in
                 if let op = try store.files.finishInterrupted() { store.warn(Diagnostic(place: store.root, "finished an interrupted '\(op)'")) }
             }

@@ -26,16 +26,25 @@ extension ModifySession {
         }
     }
 
-    /// An asset reference names bytes ck has, with their real size.
-    package func checkAsset(_ a: Asset, key: String) throws(CKError) {
+    /// An asset reference names bytes ck has, with their real size, and that the caller may use: bytes given with
+    /// this save, bytes the caller uploaded (a receipt), or the asset this field of this record already holds.
+    /// Another user's asset is refused exactly as one the store lacks, so a hash tells nothing of others' bytes.
+    package func checkAsset(_ a: Asset, key: String, held: FieldValue? = nil) throws(CKError) {
         let actual: Int64
         if let bytes = stagedAssets[a.sha256] {
             actual = Int64(bytes.count)
-        } else if let size = db.env.assetSize(a.sha256) {
-            actual = Int64(size)
         } else {
-            throw CKError(.assetFileNotFound, "field '\(key)': no asset with sha256 \(a.sha256) in the store",
-                          hint: "give the file itself with \(key):asset=@path")
+            var kept = Set<String>()
+            held?.collectAssetHashes(into: &kept)
+            guard kept.contains(a.sha256) || db.store.assetReceipts.holds(a.sha256, in: db) else {
+                throw CKError(.assetFileNotFound, "field '\(key)': no asset with sha256 \(a.sha256) uploaded by this caller (an asset must be uploaded before a record names it)",
+                              hint: "give the file itself with \(key):asset=@path")
+            }
+            guard let size = db.env.assetSize(a.sha256) else {
+                throw CKError(.assetFileNotFound, "field '\(key)': the bytes of asset \(a.sha256) are missing from the store (a damaged store)",
+                              hint: "run 'ck doctor'; or give the file itself with \(key):asset=@path")
+            }
+            actual = Int64(size)
         }
         guard a.size == actual else {
             throw CKError.invalid("field '\(key)': the asset's size is \(a.size) but its bytes are \(actual) bytes long; an asset's size is always its real size",

@@ -135,7 +135,7 @@ public struct RecordBatch: Sendable {
         }
         for key in keys {
             let path = "\(record).fields.\(key)"
-            do { try Names.validateFieldName(key) } catch { throw CKError.invalid("\(path): \(error.reason)", hint: error.hint) }
+            do { if !(type == Share.recordType && Share.systemFieldKeys.contains(key)) { try Names.validateFieldName(key) } } catch { throw CKError.invalid("\(path): \(error.reason)", hint: error.hint) }
             guard let value = try value(op.fields[key], type: type, key: key, path: path, schema: schema) else { continue }
             do {
                 for r in RecordIndex.references(value) { try CKDatabase.checkReferenceZone(r, key: key, zone: zone) }
@@ -151,7 +151,8 @@ public struct RecordBatch: Sendable {
                             schema: Schema) throws(CKError) -> [String: FieldValue] {
         var values: [String: FieldValue] = [:]
         for key in keys {
-            try Names.validateFieldName(key)
+            // A share's system keys (cloudkit.title, …) are fields of cloudkit.share records only.
+            if !(type == Share.recordType && Share.systemFieldKeys.contains(key)) { try Names.validateFieldName(key) }
             guard let v = try value(op.fields[key], type: type, key: key, path: "", schema: schema) else { continue }
             for r in RecordIndex.references(v) { try CKDatabase.checkReferenceZone(r, key: key, zone: zone) }
             values[key] = v

@@ -6,11 +6,12 @@ extension EnvironmentStore {
     /// environment's exclusive lock held (faults: with `.faults.lock` held). Returns the log after each `.records`
     /// change, in order, so a streaming modify appends its next request after it.
     ///
-    /// Order within a request of records (callers list them so): asset bytes, then the schema — a crash after
-    /// them leaves a field or bytes with no records, never a record the schema lacks — then the lines. The lines'
-    /// notifications are recorded durably before the lines (a crash between is finished by the next writer,
-    /// delivered or dropped), the index follows the lines, and the notifications are delivered once the log is
-    /// synced. Changes of several files (zone drops, replacements) go through one intent each.
+    /// Order within a request of records (callers list them so): asset bytes — a crash after them leaves bytes
+    /// with no records — then the lines. What takes effect with the lines (their notifications, the schema they
+    /// grew, the fault counts spent) is recorded durably before them, in one pending record, and applied once the
+    /// log is synced (a crash between is finished by the next writer: applied if the lines are whole, else
+    /// dropped); the index follows the lines. Changes of several files (zone drops, replacements) go through one
+    /// intent each.
     @discardableResult
     package func apply(_ changes: [StoreChange], progress: (Int) -> Void = { _ in }) throws(CKError) -> [ZoneLogContents] {
         var tails: [ZoneLogContents] = []
@@ -18,7 +19,13 @@ extension EnvironmentStore {
             switch change {
             case .asset(let hash, let bytes): try storeAsset(sha256: hash, bytes: bytes)
             case .schema(let s): try JSONFile.write(schemaPath, s.json)
-            case .records(let path, let entries, let tail, let pending):
+            case .records(let path, let entries, let tail, var pending):
+                // Counts the operation's fault stage spent take effect with these lines, or not at all.
+                if let held = heldFaults, let first = entries.first {
+                    if pending == nil { pending = PendingNotifications(log: relative(path), offset: tail.validLength, count: entries.count, firstSeq: first.seq) }
+                    pending?.faults = held
+                    heldFaults = nil
+                }
                 tails.append(try append(path, entries, after: tail, notifications: pending))
             case .syncLog(let path): try FileIO.sync(path)
             case .catalog(let c): try JSONFile.write(zonesPath, c.json)
@@ -42,7 +49,13 @@ extension EnvironmentStore {
                         notifications: PendingNotifications?) throws(CKError) -> ZoneLogContents {
         guard !entries.isEmpty else { return tail }
         try notifications?.record(self)
-        let spans = try ZoneLog.append(path, entries, after: tail, sync: false)
+        let spans: [(offset: Int, length: Int)]
+        do throws(CKError) { spans = try ZoneLog.append(path, entries, after: tail, sync: false) } catch {
+            // A refused append (not a crash) settles its record now, as the next writer would: applied if the lines
+            // are whole, dropped if not, so no failed write leaves one behind.
+            if notifications != nil { _ = try? PendingNotifications.recover(self) }
+            throw error
+        }
         try index()?.appended(path, entries, spans: spans, after: tail)
         let next = ZoneLogContents.after(tail, spans: spans, count: entries.count)
         try notifications?.deliver(self, checkExisting: false)

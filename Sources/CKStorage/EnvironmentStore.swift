@@ -8,6 +8,9 @@ package final class EnvironmentStore {
     package let dir: String
     package let environment: Environment
     package var warnings: [Diagnostic] = []
+    /// faults.json as a writer's fault stage left it, not yet written: it goes with the operation's next request
+    /// of records (in its pending record), or alone when the operation ends (docs/faults.md, "When a count is spent").
+    package var heldFaults: JSON?
     /// Whether to keep and use `.index.sqlite` (off: every read folds whole logs).
     package let indexEnabled: Bool
     private var openedIndex: RecordIndex?
@@ -26,6 +29,9 @@ package final class EnvironmentStore {
         openedIndex = i
         return i
     }
+
+    /// The directories of an environment that commands list.
+    static let listedDirectories = StoreLayout.environmentTrees + ["notifications", "kv"]
 
     package var schemaPath: String { dir + "/schema.json" }
     package var zonesPath: String { dir + "/zones.json" }
@@ -52,6 +58,8 @@ package final class EnvironmentStore {
             throw CKError(.badContainer, "container at \(containerDir) no longer exists")
         }
         try FileIO.makeDirectory(dir)
+        // What commands list must be real directories: a link would read as empty, or lead outside the store.
+        try FileIO.refuseLinks(in: dir, EnvironmentStore.listedDirectories)
         while true {
             let l = try FileLock(path: dir + "/.lock", exclusive: exclusive)
             defer { l.unlock() }
@@ -78,10 +86,13 @@ package final class EnvironmentStore {
     /// Finishes (or rolls back) an interrupted operation on several files; call with the exclusive lock held.
     @discardableResult
     package func finishInterrupted() throws(CKError) -> String? {
-        if try PendingNotifications.recover(self) == true {
+        // Said only when notifications went out late; a schema change or fault counts finished with their whole
+        // lines are the save as it was made (as silent as lines appended but not yet acknowledged).
+        let notifies = PendingNotifications.carriesNotifications(self)
+        if try PendingNotifications.recover(self) == true && notifies {
             warnings.append(Diagnostic(place: dir, "delivered the notifications of a change a crash interrupted"))
         }
-        guard let op = try Intent.recover(dir) else { return nil }
+        guard let op = try Intent.recover(dir, permits: IntentRules.environment) else { return nil }
         // Which logs it replaced is not recorded: the index (a cache) starts again.
         try index()?.clear()
         warnings.append(Diagnostic(place: dir, "finished an interrupted '\(op)'"))

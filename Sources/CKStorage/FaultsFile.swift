@@ -6,8 +6,9 @@ import CKModel
 ///
 /// Locking: rules are consumed by the pipeline's fault stage, which runs with the environment's `.lock` held
 /// (shared for reads). Consuming changes the file, so it also takes `.faults.lock` exclusively for the short
-/// read-modify-write. `.faults.lock` is only ever taken last and released before returning, and `ck fault`
-/// takes it alone: no process waits for `.lock` while holding it, so the two locks cannot deadlock.
+/// read-modify-write (a writer, alone under the exclusive lock, holds its counts and writes them with its
+/// changes). `.faults.lock` is only ever taken last and released before returning, and `ck fault` takes it
+/// after `.lock`: no process waits for `.lock` while holding it, so the two locks cannot deadlock.
 package struct FaultsFile: Sendable {
     package let envDir: String
 

@@ -62,6 +62,14 @@ extension Record {
             out.append(UInt8(ascii: ",")); key("parent")
             Record.parentJSON(parent).write(into: &out, indent: nil, level: 0)
         }
+        // Sharing keys are rare: written generically (the fast reader then hands the line to the generic one).
+        if share != nil || shortGUID != nil || shareInfo != nil {
+            var o: [String: JSON] = [:]
+            addShareKeys(&o)
+            for k in o.keys.sorted() {
+                if let v = o[k] { out.append(UInt8(ascii: ",")); key(k); v.write(into: &out, indent: nil, level: 0) }
+            }
+        }
         out.append(UInt8(ascii: "}"))
     }
 }

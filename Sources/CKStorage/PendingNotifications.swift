@@ -2,12 +2,15 @@
 import Glibc
 import CKFiles
 import CKModel
+import CKSchema
 #endif
 
-/// The notifications one request produces, recorded (fsynced) before its log append, so that a crash between
-/// the append and the notification logs loses none: `.notifications-pending.json` names the log, where the
-/// request starts and its first sequence number. Whoever next holds the environment's lock (or `ck doctor
-/// --repair`) delivers them if the request is whole in the log, and drops them if it is not (it never happened).
+/// What takes effect together with one request's lines, recorded (fsynced) before its log append: the
+/// notifications it produces, the schema its records grew (just in time) and the fault rules' counts it spent.
+/// `.notifications-pending.json` names the log, where the request starts and its first sequence number; the
+/// writer applies the rest once the lines are in. Whoever next holds the environment's lock (or `ck doctor
+/// --repair`) applies them if the request is whole in the log, and drops them if it is not (it never happened),
+/// so a crash never leaves a schema change or a spent count without its records.
 package struct PendingNotifications {
     package static let fileName = ".notifications-pending.json"
 
@@ -20,6 +23,10 @@ package struct PendingNotifications {
     package var byOwner: [String: [SubscriptionNotification]]
     /// The subscriptions file to write afterwards, when firing spent fire-once subscriptions.
     package var subscriptions: SubscriptionFile?
+    /// The environment's schema as the request's records grew it (nil: unchanged).
+    package var schema: Schema?
+    /// faults.json as the request's fault stage left it (nil: no count moved).
+    package var faults: JSON?
 
     package static func path(_ env: EnvironmentStore) -> String { env.dir + "/" + fileName }
 
@@ -30,10 +37,13 @@ package struct PendingNotifications {
             "notifications": .object(byOwner.mapValues { .array($0.map { $0.json() }) }),
         ]
         if let subscriptions { o["subscriptions"] = subscriptions.json }
+        if let schema { o["schema"] = schema.json }
+        if let faults { o["faults"] = faults }
         return .object(o)
     }
 
-    package init(log: String, offset: Int, count: Int, firstSeq: Int64, byOwner: [String: [SubscriptionNotification]], subscriptions: SubscriptionFile?) {
+    package init(log: String, offset: Int, count: Int, firstSeq: Int64, byOwner: [String: [SubscriptionNotification]] = [:],
+                 subscriptions: SubscriptionFile? = nil) {
         self.log = log
         self.offset = offset
         self.count = count
@@ -61,15 +71,20 @@ package struct PendingNotifications {
         }
         self.byOwner = byOwner
         if case .object(let s)? = o["subscriptions"] { subscriptions = try SubscriptionFile(json: s, path: path) }
+        if case .object(let s)? = o["schema"] { schema = try Schema(json: s, path: path) }
+        if case .object? = o["faults"] { faults = o["faults"] }
     }
 
     /// Records them durably; call before the request's log append.
     func record(_ env: EnvironmentStore) throws(CKError) { try JSONFile.write(PendingNotifications.path(env), json) }
 
-    /// Appends them to each owner's log (skipping any already there when `checkExisting`), writes the subscriptions
-    /// file, and drops the record. The zone log is synced first: a notification never names a change a crash could lose.
+    /// Writes the schema and faults.json, appends the notifications to each owner's log (skipping any already there
+    /// when `checkExisting`), writes the subscriptions file, and drops the record. The zone log is synced first: a
+    /// notification, a schema change or a spent count never goes with a change a crash could lose.
     func deliver(_ env: EnvironmentStore, checkExisting: Bool) throws(CKError) {
         try FileIO.sync(env.dir + "/" + log)
+        if let schema { try JSONFile.write(env.schemaPath, schema.json) }
+        if let faults { try FaultsFile(envDir: env.dir).write(faults) }
         for owner in byOwner.keys.sorted() {
             guard var list = byOwner[owner] else { continue }
             let path = env.notificationsPath(owner)
@@ -84,9 +99,16 @@ package struct PendingNotifications {
         try PendingNotifications.discard(env)
     }
 
+    /// Whether the record waiting in `env` holds notifications (false when there is none, or it can't be read).
+    package static func carriesNotifications(_ env: EnvironmentStore) -> Bool {
+        let path = PendingNotifications.path(env)
+        guard let o = try? JSONFile.readObject(path), let p = try? PendingNotifications(json: o, path: path) else { return false }
+        return !p.byOwner.isEmpty
+    }
+
     package static func discard(_ env: EnvironmentStore) throws(CKError) {
         let path = PendingNotifications.path(env)
-        guard unlink(path) == 0 || errno == ENOENT else { throw CKError.internalError("cannot remove \(path): \(FileIO.errnoText())") }
+        try FileIO.unlink(path)
         FileIO.syncDirectory(env.dir)
     }
 

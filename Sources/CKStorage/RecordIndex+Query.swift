@@ -26,7 +26,8 @@ extension RecordIndex {
             try s.bind([log])
             while try s.step() { locations.append((Int(s.int(0)), Int(s.int(1)))) }
         }
-        let fd = Glibc.open(logPath, O_RDONLY | O_CLOEXEC)
+        try FileIO.refuseLinks(logPath)
+        let fd = Glibc.open(logPath, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
         guard fd >= 0 else { throw CKError.internalError("cannot read \(logPath): \(FileIO.errnoText())") }
         defer { close(fd) }
         var failure: CKError? = nil

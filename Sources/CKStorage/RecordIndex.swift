@@ -16,11 +16,13 @@ package final class RecordIndex {
     /// Opens (creating or rebuilding when damaged or of another format) the index of an environment.
     package static func open(envDir: String) throws(CKError) -> RecordIndex {
         let path = envDir + "/.index.sqlite"
+        // SQLite opens the file by name: nothing on the way may be a link (SQLITE_OPEN_NOFOLLOW guards the file).
+        try FileIO.refuseLinks(path)
         do {
             return try RecordIndex(path: path, envDir: envDir)
         } catch {
             // A cache can always be thrown away.
-            for suffix in ["", "-wal", "-shm", "-journal"] { unlink(path + suffix) }
+            for suffix in ["", "-wal", "-shm", "-journal"] { try? FileIO.unlink(path + suffix) }
             do { return try RecordIndex(path: path, envDir: envDir) } catch {
                 throw CKError.internalError("cannot open the index \(path): \(error.description)")
             }
@@ -71,7 +73,7 @@ package final class RecordIndex {
 
     /// An SQLite failure as ck reports it; a damaged file is removed, to be rebuilt.
     package func failure(_ error: SQLiteConnection.Failure) -> CKError {
-        if error.isCorruption { unlink(path) }
+        if error.isCorruption { try? FileIO.unlink(path) }
         return CKError.internalError("index \(path): \(error.description)", hint: "the index is a cache; delete it and ck rebuilds it")
     }
 
@@ -99,7 +101,7 @@ package final class RecordIndex {
     @discardableResult
     package func sync(_ logPath: String, warnings: inout [Diagnostic]) throws(CKError) -> ZoneLogContents {
         let log = try key(logPath)
-        guard let info = FileIO.fileInfo(logPath) else {
+        guard let info = try FileIO.info(logPath) else {
             try wrap { () throws(SQLiteConnection.Failure) in try forget(log) }
             return ZoneLogContents()
         }
@@ -140,7 +142,10 @@ package final class RecordIndex {
                 lastSeq = entries.last?.seq ?? lastSeq
             }
             try wrap { () throws(SQLiteConnection.Failure) in
-                try record(log, info: FileIO.fileInfo(logPath) ?? info, contents: c, lastSeq: lastSeq, logPath: logPath)
+                // Numbers of lines no longer in the log count too: a gap line's, and a shortened request's last.
+                let reserved = max(c.gapSeq, c.shortRequest?.lastSeq ?? 0)
+                let highest = reserved > 0 ? max(lastSeq ?? 0, reserved) : lastSeq
+                try record(log, info: FileIO.fileInfo(logPath) ?? info, contents: c, lastSeq: highest, logPath: logPath)
             }
             return c
         }
@@ -153,7 +158,7 @@ package final class RecordIndex {
                   after contents: ZoneLogContents) throws(CKError) {
         let log = try key(logPath)
         let c = ZoneLogContents.after(contents, spans: spans, count: entries.count)
-        guard let info = FileIO.fileInfo(logPath) else { return }
+        guard let info = try FileIO.info(logPath) else { return }
         try wrap { () throws(SQLiteConnection.Failure) in
             try db.transaction { () throws(SQLiteConnection.Failure) in
                 try apply(log, entries, spans: spans, valsReady: nil)
@@ -165,7 +170,7 @@ package final class RecordIndex {
     /// Whether the index is in step with a log (nothing to catch up or redo).
     package func isCurrent(_ logPath: String) throws(CKError) -> Bool {
         let log = try key(logPath)
-        guard let info = FileIO.fileInfo(logPath) else { return true }
+        guard let info = try FileIO.info(logPath) else { return true }
         let row = try wrap { () throws(SQLiteConnection.Failure) -> (size: Int, inode: Int64, mtime: Int64, ctime: Int64)? in
             let s = try db.prepare("SELECT size, inode, mtime, ctime FROM logs WHERE log = ?1")
             try s.bind([log])

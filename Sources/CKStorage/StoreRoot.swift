@@ -11,7 +11,11 @@ import CKSchema
 package struct StoreRoot: Sendable {
     package let path: String
 
-    package init(path: String) { self.path = path }
+    /// The store at `path`: from now on no path below it is reached through a symbolic link (`StoreBoundary`).
+    package init(path: String) {
+        self.path = path
+        StoreBoundary.register(path)
+    }
 
     package var configPath: String { path + "/" + StoreLayout.configName }
     package var lockPath: String { path + "/" + StoreLayout.lockName }
@@ -35,9 +39,17 @@ package struct StoreRoot: Sendable {
     /// Whether an operation on several root files was interrupted.
     package var hasInterruptedOperation: Bool { FileIO.lexists(path + "/" + Intent.fileName) }
 
+    /// Whether a root operation that died before it committed (a killed container delete or import) left its tree.
+    package var hasLeftoverTrees: Bool { !Intent.leftovers(path).trees.isEmpty }
+
     /// Finishes (or rolls back) an interrupted root operation; returns its name. Call with the root lock held.
     @discardableResult
-    package func finishInterrupted() throws(CKError) -> String? { try Intent.recover(path) }
+    package func finishInterrupted() throws(CKError) -> String? { try Intent.recover(path, permits: IntentRules.root) }
+
+    /// Refuses a store whose containers/ or devices/ is a symbolic link: listed, it would read as empty.
+    package func refuseLinkedTrees() throws(CKError) {
+        try FileIO.refuseLinks(in: path, [StoreLayout.containersName, StoreLayout.devicesName])
+    }
 
     /// Makes the root directory.
     package func makeDirectory() throws(CKError) { try FileIO.makeDirectory(path) }
@@ -61,15 +73,29 @@ package struct StoreRoot: Sendable {
         FileIO.list(path + "/" + StoreLayout.containersName).filter { !$0.hasPrefix(".") && hasContainer($0) }
     }
 
-    /// Makes a container's environments (trees, empty schema and zone catalog) and then its container.json.
+    /// Makes a container's environments (trees, empty schema and zone catalog) and then its container.json, all or
+    /// nothing: built in a root intent's pending tree and renamed into place, so a crash never leaves half a
+    /// container. A directory already there without container.json (left by an older ck, or by hand) is
+    /// completed in place instead, so nothing in it is lost. Call with the root lock held.
     func createContainerFiles(_ id: String, created: Int64) throws(CKError) {
+        guard !FileIO.lexists(containerDir(id)) else {
+            try fillContainer(containerDir(id), id, created: created)
+            return
+        }
+        try FileIO.makeDirectory(path)
+        let intent = try Intent(base: path, operation: "container create \(id)")
+        try fillContainer(intent.stage(StoreLayout.containersName + "/" + id), id, created: created)
+        try intent.commit()
+    }
+
+    private func fillContainer(_ dir: String, _ id: String, created: Int64) throws(CKError) {
         for env in Environment.allCases {
-            let envDir = containerDir(id) + "/" + env.rawValue
+            let envDir = dir + "/" + env.rawValue
             for tree in StoreLayout.environmentTrees { try FileIO.makeDirectory(envDir + "/" + tree) }
             if !FileIO.exists(envDir + "/schema.json") { try JSONFile.write(envDir + "/schema.json", Schema().json) }
             if !FileIO.exists(envDir + "/zones.json") { try JSONFile.write(envDir + "/zones.json", ZoneCatalog().json) }
         }
-        try ContainerFile(path: containerInfoPath(id)).write(ContainerFile.fresh(id, created: created))
+        try ContainerFile(path: dir + "/" + StoreLayout.containerInfoName).write(ContainerFile.fresh(id, created: created))
     }
 
     /// Removes a container and everything the layout says belongs to it (its devices too), with ck.json replaced
@@ -99,9 +125,7 @@ package struct StoreRoot: Sendable {
         let scratch = StoreRoot(path: path + "/" + intent.pending + "/scratch")
         try scratch.makeDirectory()
         let result = try build(scratch.path)
-        guard rename(scratch.containerDir(id), built) == 0 else {
-            throw CKError.internalError("cannot move \(scratch.containerDir(id)) to \(built): \(FileIO.errnoText())")
-        }
+        try FileIO.rename(scratch.containerDir(id), built)
         try locked(exclusive: true) { () throws(CKError) in
             if hasContainer(id) { throw taken() }
             try intent.commit()
@@ -113,6 +137,6 @@ package struct StoreRoot: Sendable {
     /// (ck.json first: a store without it is no store), and the directory itself when `directory` says so.
     package func discard(directory: Bool) {
         for name in StoreLayout.rootNames where FileIO.lexists(path + "/" + name) { FileIO.removeNow(path + "/" + name) }
-        if directory { rmdir(path) }
+        if directory { FileIO.removeEmptyDirectory(path) }
     }
 }

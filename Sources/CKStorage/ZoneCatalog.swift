@@ -5,7 +5,9 @@ package struct ZoneCatalog {
     package var lastSeq: Int64 = 0
     package var zones: [Zone] = []
     /// Deleted zones; `purged` when the user deleted the zone from iCloud settings (devices must not just re-fetch it).
-    package var deleted: [(zone: Zone, deletedAt: Int64, seq: Int64, purged: Bool)] = []
+    /// `sharedWith`: the participants (user record names) who had accepted a share of the zone when it went, so
+    /// their shared databases report it deleted.
+    package var deleted: [(zone: Zone, deletedAt: Int64, seq: Int64, purged: Bool, sharedWith: [String])] = []
 
     package var json: JSON {
         .object([
@@ -15,6 +17,7 @@ package struct ZoneCatalog {
                 o["deletedAt"] = .int(d.deletedAt)
                 o["deletedSeq"] = .int(d.seq)
                 if d.purged { o["purged"] = .bool(true) }
+                if !d.sharedWith.isEmpty { o["sharedWith"] = .array(d.sharedWith.map { .string($0) }) }
                 return .object(o)
             }),
         ])
@@ -38,7 +41,8 @@ package struct ZoneCatalog {
             }
             for (i, z) in (json["deletedZones"]?.arrayValue ?? []).enumerated() {
                 deleted.append((try Zone(json: z, path: "deletedZones[\(i)]"), z["deletedAt"]?.int64Value ?? 0, z["deletedSeq"]?.int64Value ?? 0,
-                                z["purged"]?.boolValue ?? false))
+                                z["purged"]?.boolValue ?? false,
+                                (z["sharedWith"]?.arrayValue ?? []).compactMap(\.stringValue)))
             }
         } catch {
             throw CKError.corrupt(path: path, error.reason)

@@ -66,6 +66,13 @@ package struct ZoneLogContents {
     package var tornBytes = 0
     /// The last line is whole but lacks its newline (a hand edit); the next append adds one first.
     package var missingNewline = false
+    /// The highest number a gap line carries (`{"seq":N,"op":"gap"}`): numbers up to it were used by lines no
+    /// longer in the log (dropped by `ck gc`, or lost from a shortened log), never to be handed out again (0: none).
+    package var gapSeq: Int64 = 0
+    /// A request of several lines whose last lines are missing though the log ends with a newline (a shortened
+    /// log: a partial restore or a hand edit). Its lines are data and are read; `ck doctor` reports it. `lastSeq`
+    /// is the number its last line had (a request's lines take consecutive numbers), never to be used again.
+    package var shortRequest: (line: Int, expected: Int, present: Int, lastSeq: Int64)? = nil
     package var warnings: [Diagnostic] = []
 }
 
@@ -103,7 +110,7 @@ package enum ZoneLog {
         var c = ZoneLogContents()
         c.validLength = offset
         c.lines = firstLine - 1
-        guard let size = FileIO.fileInfo(path)?.size else { return c }
+        guard let size = try FileIO.info(path)?.size else { return c }
         var piece = first
         while c.validLength < size {
             guard let bytes = try FileIO.readRange(path, from: c.validLength, count: piece) else { break }
@@ -136,7 +143,7 @@ package enum ZoneLog {
         var start = 0
         let n = bytes.count
         // A request of several lines starts with {"batch": count}; a crash inside it drops it whole.
-        var group: (offset: Int, line: Int, firstEntry: Int, remaining: Int)? = nil
+        var group: (offset: Int, line: Int, firstEntry: Int, remaining: Int, count: Int)? = nil
         var linesBeforeGroup = c.lines
         while start < n {
             lineNo += 1
@@ -160,6 +167,15 @@ package enum ZoneLog {
                     do { json = try JSON.parse(utf8: line) } catch {
                         throw CKError.corrupt(path: path, line: lineNo, column: error.column, "invalid JSON: \(error.message)")
                     }
+                    if let seq = ZoneLog.gapSeq(json) {
+                        // Not a record's line: it only keeps numbers of lines no longer there from being used again.
+                        c.gapSeq = max(c.gapSeq, seq)
+                        c.validLength = base + (terminated ? end + 1 : n)
+                        c.lines = lineNo
+                        if !terminated { c.missingNewline = true }
+                        start = end + 1
+                        continue
+                    }
                     do {
                         c.entries.append(try LogEntry(json: json, path: "line \(lineNo)"))
                     } catch {
@@ -170,9 +186,9 @@ package enum ZoneLog {
                 c.spans.append((base + start, end - start))
                 if let count = batch, count > 1 {
                     linesBeforeGroup = lineNo - 1
-                    group = (base + start, lineNo, c.entries.count - 1, Int(count) - 1)
+                    group = (base + start, lineNo, c.entries.count - 1, Int(count) - 1, Int(count))
                 } else if let g = group {
-                    group = g.remaining > 1 ? (g.offset, g.line, g.firstEntry, g.remaining - 1) : nil
+                    group = g.remaining > 1 ? (g.offset, g.line, g.firstEntry, g.remaining - 1, g.count) : nil
                 }
                 c.validLength = base + (terminated ? end + 1 : n)
                 c.lines = lineNo
@@ -191,6 +207,10 @@ package enum ZoneLog {
             c.validLength = g.offset
             c.lines = linesBeforeGroup
             c.missingNewline = false
+        } else if let g = group, c.tornBytes == 0 && !c.missingNewline {
+            // The log ends with a whole line: nothing was cut short by a crash (which leaves a line without its
+            // newline), so the log was shortened after the request was acknowledged. Its lines are data.
+            c.shortRequest = (g.line, g.count, c.entries.count - g.firstEntry, c.entries[g.firstEntry].seq + Int64(g.count - 1))
         } else if let g = group {
             // The request's last lines never reached the disk: none of it was acknowledged.
             c.entries.removeSubrange(g.firstEntry...)
@@ -240,6 +260,19 @@ package enum ZoneLog {
         try FileIO.makeDirectory(PathName.parent(dest))
         return dest
     }
+
+    /// The number a gap line (`{"seq":N,"op":"gap"}`) carries; nil for any other line.
+    package static func gapSeq(_ json: JSON) -> Int64? {
+        guard json["op"]?.stringValue == gapOp, json["record"] == nil else { return nil }
+        return json["seq"]?.int64Value
+    }
+
+    /// The `op` of a gap line: `ck gc` ends a compacted log with one when it dropped a higher number than it
+    /// kept, and `ck doctor --repair` ends a shortened log with one for the lines it lost.
+    package static let gapOp = "gap"
+
+    /// A gap line's bytes, with its newline.
+    package static func gapLine(_ seq: Int64) -> [UInt8] { Array(#"{"seq":\#(seq),"op":"\#(gapOp)"}"#.utf8) + [0x0A] }
 
     /// The highest sequence number in a log (0 when empty or missing), reading only its tail.
     package static func lastSeq(_ path: String) throws(CKError) -> Int64 {

@@ -27,7 +27,9 @@ public final class Device {
 
     /// `<store root>/devices/<container-id>/<environment>/<userRecordName>`: the devices of a database's user.
     public static func directory(for db: CKDatabase) -> String {
-        [db.container.store.root, StoreLayout.devicesName, db.container.identifier, db.environment.rawValue, db.userRecordName].joined(separator: "/")
+        // A device's copy of the shared database is a file of its own, as CKSyncEngine runs one engine per database.
+        [db.container.store.root, StoreLayout.devicesName, db.container.identifier, db.environment.rawValue, db.userRecordName]
+            .joined(separator: "/") + (db.scope == .shared ? "/shared" : "")
     }
 
     /// The device names of a database's user, sorted.
@@ -57,9 +59,9 @@ public final class Device {
 
     private static func open(_ name: String, database db: CKDatabase, create: Bool, explicitly: Bool) throws(CKError) -> Device {
         try Names.validateDeviceName(name)
-        guard db.scope == .private else {
-            throw CKError.invalid("devices sync the private database, not \(db.scope.rawValue)",
-                                  hint: "CloudKit's sync engine works on private (and shared) zones; drop --db")
+        guard db.scope != .public else {
+            throw CKError.invalid("devices sync the private or shared database, not public",
+                                  hint: "CloudKit's sync engine works on private and shared zones; drop --db, or use --db shared")
         }
         let dir = directory(for: db)
         let path = dir + "/" + name + ".sqlite"
@@ -79,6 +81,8 @@ public final class Device {
             if let user = db.caller.userName { _ = try db.container.resolveUser(user) }
             try FileIO.makeDirectory(dir)
         }
+        // SQLite opens the file by name: nothing on the way may be a link.
+        try FileIO.refuseLinks(path)
         let conn: SQLiteConnection
         do { conn = try SQLiteConnection(path: path) } catch {
             throw CKError.internalError("device file \(path): \(error.message)")
@@ -100,7 +104,7 @@ public final class Device {
         }
         let path = directory(for: db) + "/" + name + ".sqlite"
         for p in [path, path + "-journal", path + ".lock"] where FileIO.exists(p) {
-            guard unlink(p) == 0 else { throw CKError.internalError("cannot remove \(p): \(FileIO.errnoText())") }
+            try FileIO.unlink(p)
         }
         FileIO.syncDirectory(directory(for: db))
     }

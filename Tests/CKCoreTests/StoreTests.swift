@@ -64,8 +64,9 @@ import CKTestSupport
         let lines = full.split(separator: "\n").map(String.init)
         #expect(lines.count == 4)
         #expect(try JSON.parse(lines[1])["batch"] == .int(3))
-        // Cut the file after the request's second line, as a crash mid-write would.
-        let cut = lines[0...2].joined(separator: "\n") + "\n"
+        // Cut the file just before the request's second newline, as a crash mid-write would (a log that ends
+        // with a whole line was shortened after the fact, and its lines are data).
+        let cut = lines[0...2].joined(separator: "\n")
         try cut.write(toFile: path, atomically: true, encoding: .utf8)
         let reader = try t.db()
         #expect(try reader.records().map(\.recordName) == ["before"])
@@ -214,13 +215,14 @@ import CKTestSupport
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let path = dir + "/log.jsonl"
         // A single line, a request of 3, a blank line, a deletion, a request of 4, a single line, and a request
-        // of 3 whose last line never reached the disk.
+        // of 3 whose last line a crash cut short (20 bytes of it, no newline).
         var bytes = request(1...1) + request(2...4) + [0x0A] + request(5...5) + request(6...9) + request(10...10)
-        bytes += request(11...13, writing: 2)
+        bytes += Array(request(11...13).prefix(request(11...13, writing: 2).count + 20))
         try Data(bytes).write(to: URL(fileURLWithPath: path))
         let whole = try ZoneLog.read(path)
         #expect(whole.entries.map(\.seq) == Array(1...10))
-        #expect(whole.warnings.count == 1 && whole.tornBytes > 0)
+        // The torn line, and the request it cut short.
+        #expect(whole.warnings.count == 2 && whole.tornBytes > 0)
         for piece in [40, 64, 100, 257, 1000, 1 << 20] {
             var seqs: [Int64] = []
             var spans: [Int] = []
@@ -232,6 +234,27 @@ import CKTestSupport
             #expect(spans == whole.spans.map(\.offset), "piece \(piece)")
             #expect(c.validLength == whole.validLength && c.lines == whole.lines && c.tornBytes == whole.tornBytes, "piece \(piece)")
             #expect(c.warnings == whole.warnings, "piece \(piece)")
+        }
+    }
+
+    /// A request whose last line was removed after the fact (the log ends with a newline): its lines are data, in
+    /// whatever pieces the log is read, and the lost line's number is known.
+    @Test func aShortenedRequestIsDataInEveryPiece() throws {
+        let dir = NSTemporaryDirectory() + "ck-scan-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let path = dir + "/log.jsonl"
+        try Data(request(1...1) + request(2...4, writing: 2)).write(to: URL(fileURLWithPath: path))
+        let whole = try ZoneLog.read(path)
+        #expect(whole.entries.map(\.seq) == [1, 2, 3])
+        #expect(whole.warnings.isEmpty && whole.tornBytes == 0)
+        #expect(whole.shortRequest?.line == 2 && whole.shortRequest?.expected == 3 && whole.shortRequest?.present == 2)
+        #expect(whole.shortRequest?.lastSeq == 4)
+        for piece in [40, 100, 1 << 20] {
+            var seqs: [Int64] = []
+            let c = try ZoneLog.scan(path, from: 0, firstLine: 1, piece: piece) { (entries, _) throws(CKError) in seqs += entries.map(\.seq) }
+            #expect(seqs == [1, 2, 3], "piece \(piece)")
+            #expect(c.shortRequest?.lastSeq == 4, "piece \(piece)")
         }
     }
 }

@@ -573,6 +573,8 @@ struct ZoneLogFile {
     /// The first line of a request of several lines that the file ends before finishing (docs/store.md §7),
     /// counting a last line without newline that parses as whole.
     var incompleteRequest: LogLine? {
+        // Only a last line without its newline marks a cut write; a log ending with a whole line is all data.
+        guard !tail.isEmpty else { return nil }
         let all = lines + (tailLine.map { [$0] } ?? [])
         guard let start = all.lastIndex(where: { $0.batch != nil }), let n = all[start].batch else { return nil }
         return all.count - start < n ? all[start] : nil

@@ -195,10 +195,11 @@ import Glibc
             }.joined(separator: "\n"))
             #expect(w.status == 0, "case \(c): \(w.stderr)")
             let full = try Data(contentsOf: URL(fileURLWithPath: logPath))
-            // Cases 1 and 3 cut exactly after the first and second line of the batch; the others at a seeded byte.
+            // Cases 1 and 3 cut just before the newline of the first and second line of the batch (a whole line
+            // without its newline: still a cut write); the others at a seeded byte.
             let appended = [UInt8](full[before.count...])
             let newlines = appended.indices.filter { appended[$0] == UInt8(ascii: "\n") }
-            let cut = c == 1 ? newlines[0] + 1 : c == 3 ? newlines[1] + 1 : Int.random(in: 1..<(appended.count - 1), using: &rng)
+            let cut = c == 1 ? newlines[0] : c == 3 ? newlines[1] : Int.random(in: 1..<(appended.count - 1), using: &rng)
             let cutData = Data(full.prefix(before.count + cut))
             try cutData.write(to: URL(fileURLWithPath: logPath))
             let log = ZoneLogFile(data: cutData)

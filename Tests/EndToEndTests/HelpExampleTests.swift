@@ -78,6 +78,8 @@ import Testing
         "ck -z Work subscription create zone --id work": ["ck zone create Work"],
         "ck user show alice": ["ck account set available --as alice"],
         "ck doctor": ["ck record save Note title=Hi"],
+        "ck -z Lists share create list-1 --title Groceries": ["ck zone create Lists", "ck -z Lists record save List --name list-1 title=Groceries"],
+        "ck --as bob share accept \"$URL\"": ["URL=$(ck -z Lists share show list-1 -o json | jq -r .url)"],
     ]
 
     /// Help pages with examples: the command's path and its examples in order.

@@ -83,6 +83,60 @@ import CKTestSupport
            })
     }
 
+    /// A save whose record type gains a field just in time: the schema change and the record go together.
+    @Test func saveWithSchemaChange() throws {
+        try KillPoints.run("record save (just-in-time schema)", prepare: { s in
+            try s.ck("record", "save", "Note", "--name", "n1", "t=one")
+        }, command: { _ in ["record", "save", "Note", "--name", "n2", "t=two", "added:int64=2", "extra=x"] },
+           observe: { s in [try s.ck("schema", "export").stdout, try KillPoints.export(s)] })
+    }
+
+    /// A user's import into an environment that exists but holds nothing: its records and its entry in
+    /// container.json (the users the container lists) go together.
+    @Test func importIntoEmptyEnvironment() throws {
+        try KillPoints.run("import (new user, empty environment)", budget: KillPoints.smallBudget, prepare: { s in
+            // The environment exists (a zone came and went) and holds nothing; alice is not listed.
+            try s.ck("zone", "create", "Tmp")
+            try s.ck("zone", "delete", "Tmp", "-y")
+            let other = try Sandbox()
+            try other.ck("--as", "alice", "zone", "create", "Z")
+            for i in 0..<4 { try other.ck("--as", "alice", "-z", "Z", "record", "save", "Note", "--name", "n\(i)", "v:int64=\(i)") }
+            try other.ck("--as", "alice", "record", "save", "Note", "--db", "public", "--name", "p", "v:int64=9")
+            try other.ck("--as", "alice", "export", "--file", s.dir + "/alice.json")
+        }, command: { s in ["--as", "alice", "import", s.dir + "/alice.json"] },
+           observe: { s in [try s.ck("--as", "alice", "export").stdout, try KillPoints.users(s)] })
+    }
+
+    /// model schema --import: the development schema, Core Data's zone and the caller's entry in container.json.
+    @Test func modelSchemaImport() throws {
+        try KillPoints.run("model schema --import", budget: KillPoints.smallBudget, prepare: { s in
+            try s.write(KillPoints.model, to: "Trip.swift")
+            // Another user made the store: the acting user is not listed yet.
+            try s.ck("--as", "bob", "zone", "create", "Z")
+        }, command: { s in ["model", "schema", s.dir + "/Trip.swift", "--import"] },
+           observe: { s in [try s.ck("schema", "export").stdout, try s.ck("zone", "list", "-o", "plain").stdout, try KillPoints.users(s)] })
+    }
+
+    /// subscription delete of several IDs: all of them go, or none.
+    @Test func subscriptionDeleteSeveral() throws {
+        try KillPoints.run("subscription delete (several)", prepare: { s in
+            try s.ck("zone", "create", "Z")
+            for id in ["a", "b", "c", "kept"] { try s.ck("-z", "Z", "subscription", "create", "zone", "--id", id) }
+        }, command: { _ in ["subscription", "delete", "a", "b", "c", "-y"] },
+           observe: { s in [try s.ck("subscription", "list", "-o", "plain").stdout] })
+    }
+
+    /// A save matched by a counting fault rule (it lets 20 saves through, then fails one): the rule's count moves
+    /// with the save it counted, never without it.
+    @Test func saveCountedByFaultRule() throws {
+        try KillPoints.run("record save (fault rule counted)", prepare: { s in
+            try s.ck("record", "save", "Note", "--name", "n1", "v:int64=1")
+            try s.ck("fault", "add", "--error", "serviceUnavailable", "--op", "save", "--after", "20", "--times", "1", "--id", "later")
+            try s.ck("fault", "add", "--error", "zoneNotFound", "--op", "save", "-z", "Elsewhere", "--times", "1", "--id", "other")
+        }, command: { _ in ["record", "save", "Note", "--name", "n2", "v:int64=2"] },
+           observe: { s in [try KillPoints.export(s), try s.ck("fault", "list", "-o", "json").stdout] })
+    }
+
     /// gc: compaction of logs with history and removal of an unreferenced asset.
     @Test func gc() throws {
         try KillPoints.run("gc", prepare: { s in
@@ -110,12 +164,15 @@ enum KillPoints {
     static let calls = "write,pwrite64,fsync,fdatasync,rename,renameat,renameat2,unlink,unlinkat,rmdir,mkdir,mkdirat,ftruncate,openat"
     /// At most this many kill points per command (all of them when CK_KILL_POINTS=all).
     static let budget = 50
+    /// The sample of the two import scenarios of issue 28 (over 120 points each, a quarter of them wrong before
+    /// its fix): it keeps the default run near its time; CK_KILL_POINTS=all runs every point of them too.
+    static let smallBudget = 25
 
     /// One call that changes a file: its name and which occurrence of that name it is (strace counts per call).
     struct Point: Hashable { var call: String; var occurrence: Int }
 
-    static func run(_ name: String, prepare: (Sandbox) throws -> Void, command: (Sandbox) -> [String], stdin: String? = nil,
-                    observe: (Sandbox) throws -> [String]) throws {
+    static func run(_ name: String, budget: Int = KillPoints.budget, prepare: (Sandbox) throws -> Void, command: (Sandbox) -> [String],
+                    stdin: String? = nil, observe: (Sandbox) throws -> [String]) throws {
         let strace = try RequiredTool.require("strace")
         let s = try Sandbox()
         let store = s.dir + "/store"
@@ -166,6 +223,32 @@ enum KillPoints {
         print("KillPointTests: \(name): \(points.count) kill points, \(chosen.count) run: \(sawBefore) as before, \(sawAfter) as after, \(problems.count) problems")
         #expect(problems.isEmpty, "\(name): \(problems.count) of \(chosen.count) kill points: \(problems.prefix(5).joined(separator: "\n"))")
     }
+
+    /// The export without record timestamps (each run saves at its own time).
+    static func export(_ s: Sandbox) throws -> String {
+        try s.ck("export").stdout.split(separator: "\n").filter { !$0.contains("\"timestamp\":") }.joined(separator: "\n")
+    }
+
+    /// The users container.json lists, by name (without the times they were listed, which differ run to run).
+    static func users(_ s: Sandbox) throws -> String {
+        try s.ck("user", "list", "-o", "plain").stdout.split(separator: "\n").map { String($0.split(separator: "\t").first ?? "") }.joined(separator: "\n")
+    }
+
+    /// A SwiftData model of two types for `model schema`.
+    static let model = """
+    import SwiftData
+
+    @Model final class Trip {
+        var name: String = ""
+        var start: Date?
+        init() {}
+    }
+
+    @Model final class Stop {
+        var title: String = ""
+        init() {}
+    }
+    """
 
     /// The notification list without notification IDs (random: everything else of each line is compared).
     static func notifications(_ s: Sandbox) throws -> String {

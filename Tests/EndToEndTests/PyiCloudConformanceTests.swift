@@ -151,4 +151,63 @@ struct PyiCloudConformanceTests {
         let invented = rejected.filter { !Self.appleKeys.contains($0) }
         #expect(invented.isEmpty, "keys pyicloud's strict mode rejects that the reference does not say Apple sends: \(invented)")
     }
+
+    static let invitesScript = root.appendingPathComponent("Tests/EndToEndTests/pyicloud/invites.py").path
+
+    /// pyicloud's `CloudKitInvitesClient` (sharing.md §10.6) as bob, with his own web auth token, on a share alice
+    /// made with the CLI: resolve (and an unknown GUID), accept, the shared zones, a query, a lookup and a zone feed.
+    @Test(.enabled(if: RequiredTool.inCI || installed, Comment(rawValue: why)), .timeLimit(.minutes(3)))
+    func pyicloudInvitesClientResolvesAndAcceptsAShare() throws {
+        try #require(Self.installed, Comment(rawValue: Self.why))
+        let sandbox = try Sandbox()
+        let c = "iCloud.ck.invites"
+        // ck's user record names: "_" and the first 32 hex digits of SHA-256("ck-user:" + name).
+        let alice = "_0a57258488baa90f757a41c406456800"
+        func ck(_ args: String...) throws -> String {
+            let r = try sandbox.run(["-c", c] + args)
+            try #require(r.status == 0, "ck \(args.joined(separator: " ")): \(r.stderr)")
+            return r.stdout
+        }
+        _ = try sandbox.run(["container", "create", c])
+        for u in ["alice", "bob"] { _ = try ck("user", "create", u) }
+        _ = try ck("zone", "create", "Lists", "--as", "alice")
+        _ = try ck("record", "save", "List", "--name", "list-1", "title=Groceries", "-z", "Lists", "--as", "alice")
+        _ = try ck("record", "save", "Item", "--name", "item-1", "--parent", "list-1", "name=Milk", "-z", "Lists", "--as", "alice")
+        _ = try ck("record", "save", "Item", "--name", "other", "name=Not shared", "-z", "Lists", "--as", "alice")
+        _ = try ck("schema", "index", "Item", "___recordID", "--queryable")
+        _ = try ck("share", "create", "list-1", "-z", "Lists", "--as", "alice")
+        _ = try ck("share", "invite", "share-list-1", "bob", "-z", "Lists", "--as", "alice")
+        let shown = try #require(try? JSON.parse(try ck("share", "show", "share-list-1", "-z", "Lists", "--as", "alice", "-o", "json")))
+        let guid = try #require(shown["shortGUID"]?.stringValue)
+        let token = try ck("serve", "token", "create", "--as", "bob").trimmingCharacters(in: .whitespacesAndNewlines)
+        let server = try ServeProcess(sandbox)
+        defer { server.stop() }
+
+        let config: [String: JSON] = [
+            "base": .string("\(server.baseURL)/database/1/\(c)/development"), "token": .string(token), "guid": .string(guid),
+            "zone": .string("Lists"), "owner": .string(alice), "type": .string("Item"), "root": .string("list-1"),
+        ]
+        let run = try sandbox.run([Self.invitesScript, JSON.object(config).serialized()], program: Self.python)
+        let out = try #require(try? JSON.parse(run.stdout), "invites.py printed no JSON (status \(run.status)): \(run.stdout)\n\(run.stderr)")
+        try #require(run.status == 0, "invites.py exited \(run.status): \(run.stderr)")
+        for e in out["errors"]?.arrayValue ?? [] {
+            Issue.record("pyicloud step \(e["step"]?.stringValue ?? "?") failed: \(e["error"]?.stringValue ?? "")\n  payload: \(e["payload"].map { $0.serialized() } ?? "-")\n\(e["trace"]?.stringValue ?? "")")
+        }
+        func meta(_ scope: String, _ status: String) -> JSON {
+            .object(["databaseScope": .string(scope), "participantType": .string("USER"), "participantStatus": .string(status),
+                     "participantPermission": .string("READ_ONLY"), "rootRecordName": .string("list-1"),
+                     "owner": .string(alice), "zone": .string("Lists")])
+        }
+        // One result per GUID in request order: bob invited, then the unknown GUID failing in its place.
+        #expect(out["resolve"] == .array([meta("SHARED", "INVITED"), .object(["serverErrorCode": .string("NOT_FOUND"), "owner": .null, "zone": .null])]))
+        #expect(out["sharedZonesBefore"] == .array([]))
+        #expect(out["accept"] == .array([meta("SHARED", "ACCEPTED")]))
+        #expect(out["sharedZones"] == .array([.array([.string("Lists"), .string(alice)])]))
+        // Only the shared hierarchy: "other" in alice's zone is not there.
+        #expect(out["query"] == .array([.string("item-1")]))
+        #expect(out["lookup"] == .array([.string("list-1")]))
+        #expect(out["lookupShortGUID"] == .array([.string(guid)]))
+        // The shared zone's feed holds the shared hierarchy only: "other" in alice's zone is not in it.
+        #expect(out["changes"] == .array([.string("item-1"), .string("list-1"), .string("share-list-1")]))
+    }
 }

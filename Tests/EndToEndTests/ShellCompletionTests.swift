@@ -83,6 +83,28 @@ import Testing
         return (s, ids.first ?? "")
     }
 
+    /// `ck share show|invite|remove|update|delete` offer the share records of the acting user's zone (-z and --as on
+    /// the line), not its other records; the user argument offers users (issue 25).
+    @Test(RequiredTool.needed("bash")) func bashCompletesShares() throws {
+        let bash = try RequiredTool.require("bash")
+        let s = try Sandbox()
+        #expect(try s.ck("--as", "alice", "zone", "create", "Lists").status == 0)
+        for name in ["list-1", "list-2", "other"] {
+            #expect(try s.ck("--as", "alice", "-z", "Lists", "record", "save", "List", "--name", name, "title=x").status == 0)
+        }
+        #expect(try s.ck("--as", "alice", "-z", "Lists", "share", "create", "list-1").status == 0)
+        #expect(try s.ck("--as", "alice", "-z", "Lists", "share", "create", "list-2").status == 0)
+        #expect(try s.ck("--as", "bob", "record", "save", "Note", "--name", "n").status == 0)
+        for verb in ["show", "invite", "remove", "update", "delete"] {
+            #expect(try Self.bashComplete(["ck", "--as", "alice", "-z", "Lists", "share", verb, ""], sandbox: s, bash: bash)
+                    == ["share-list-1", "share-list-2"], "\(verb)")
+        }
+        #expect(try Self.bashComplete(["ck", "--as", "alice", "-z", "Lists", "share", "show", "share-list-2"], sandbox: s, bash: bash) == ["share-list-2"])
+        // Another user's zone of that name holds no shares of alice's.
+        #expect(try Self.bashComplete(["ck", "--as", "bob", "share", "show", ""], sandbox: s, bash: bash) == [])
+        #expect(try Self.bashComplete(["ck", "--as", "alice", "-z", "Lists", "share", "invite", "share-list-1", "b"], sandbox: s, bash: bash) == ["bob"])
+    }
+
     /// What Tab offers depends on the line: `--query` makes the first argument a record type; `--sort` offers the
     /// sortable fields and system fields, also as `-field`; `notification read` offers notification IDs (issue 27).
     @Test(RequiredTool.needed("bash")) func bashCompletesByContext() throws {

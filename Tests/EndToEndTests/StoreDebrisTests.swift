@@ -167,4 +167,158 @@ import Testing
         #expect(try s.ck("record", "fetch", "b").status == 3)
         #expect(try s.ck("record", "fetch", "a").stdout.hasPrefix("a\tNote\t"))
     }
+
+    /// A root pending tree of a container delete or import killed before it committed (no intent record): nothing
+    /// refers to it, so the next command removes it, and only it (never through a link).
+    @Test func aDeadRootPendingTreeGoesWithTheNextCommand() throws {
+        let s = try Sandbox()
+        try s.ck("record", "save", "Note", "--name", "a", "t=1")
+        let store = s.dir + "/store"
+        let pending = store + "/.pending-5eed"
+        try FileManager.default.createDirectory(atPath: pending + "/new/0/development", withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: pending + "/old", withIntermediateDirectories: true)
+        try "{}".write(toFile: pending + "/new/0/container.json", atomically: true, encoding: .utf8)
+        // A link in it to a directory outside the store: removing the tree must not follow it.
+        let outside = s.dir + "/outside"
+        try FileManager.default.createDirectory(atPath: outside, withIntermediateDirectories: true)
+        try "keep".write(toFile: outside + "/keep.txt", atomically: true, encoding: .utf8)
+        try FileManager.default.createSymbolicLink(atPath: pending + "/old/0", withDestinationPath: outside)
+
+        let save = try s.ck("record", "save", "Note", "--name", "b", "t=2")
+        #expect(save.status == 0, "\(save.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: pending), "the dead pending tree outlived the write")
+        #expect(try read(outside + "/keep.txt") == "keep")
+        let check = try s.ck("doctor")
+        #expect(check.status == 0 && !check.stdout.contains(".pending-"), "\(check.stdout)")
+        #expect(try s.ck("record", "fetch", "a", "b").status == 0)
+    }
+
+    /// A pending tree whose process still runs (it holds the tree's lock, as an import building a new container
+    /// does outside the root lock) is not a leftover: other commands leave it alone.
+    @Test(RequiredTool.needed("flock")) func aLivePendingTreeIsLeftAlone() throws {
+        let s = try Sandbox()
+        try s.ck("record", "save", "Note", "--name", "a", "t=1")
+        let pending = s.dir + "/store/.pending-11fe"
+        try FileManager.default.createDirectory(atPath: pending + "/new", withIntermediateDirectories: true)
+        let flock = try RequiredTool.require("flock")
+        let holder = Process()
+        holder.executableURL = URL(fileURLWithPath: flock)
+        holder.arguments = ["-x", "-o", pending, "-c", "echo held; exec timeout 30 head -n 1"]
+        let out = Pipe(), input = Pipe()
+        holder.standardOutput = out
+        holder.standardInput = input
+        try holder.run()
+        func release() {
+            try? input.fileHandleForWriting.close()
+            holder.waitUntilExit()
+        }
+        defer { release() }
+        #expect(String(decoding: out.fileHandleForReading.availableData, as: UTF8.self) == "held\n")
+
+        #expect(try s.ck("record", "save", "Note", "--name", "b", "t=2").status == 0)
+        #expect(try s.ck("doctor", "--repair").status == 0)
+        #expect(FileManager.default.fileExists(atPath: pending + "/new"), "a live operation's tree was removed")
+        release()
+        // Its process gone, the tree is a leftover like any other.
+        #expect(try s.ck("record", "save", "Note", "--name", "c", "t=3").status == 0)
+        #expect(!FileManager.default.fileExists(atPath: pending))
+    }
+
+    /// A temporary file of a user's key-value store (a rewrite cut short): doctor names it for what it is and
+    /// --repair moves it into lost+found.
+    @Test func aKeyValueTemporaryFileIsMovedAsideByRepair() throws {
+        let s = try Sandbox()
+        #expect(try s.ck("kv", "set", "theme", "dark").status == 0)
+        let user = "_38691fd977d484b8b25e1808632b7d11"
+        let temp = env(s) + "/kv/.\(user).json.tmp-3f2a-4242"
+        try "{\"format\": 1, \"kee".write(toFile: temp, atomically: true, encoding: .utf8)
+
+        let check = try s.ck("doctor")
+        #expect(check.status == 0)
+        #expect(check.stdout.contains("warning\t\(temp)\ttemporary file of the key-value store left by an interrupted write (never read)\tharmless; 'ck doctor --repair' moves it into lost+found"), "\(check.stdout)")
+        #expect(FileManager.default.fileExists(atPath: temp), "doctor without --repair changes nothing")
+
+        let repair = try s.ck("doctor", "--repair")
+        #expect(repair.status == 0, "\(repair.stdout)")
+        #expect(!FileManager.default.fileExists(atPath: temp))
+        let kept = s.files(under: s.dir + "/store/lost+found").filter { $0.hasSuffix("/development/kv/.\(user).json.tmp-3f2a-4242") }
+        #expect(kept.count == 1, "\(s.files(under: s.dir + "/store/lost+found"))")
+        #expect(try kept.first.map { try read(s.dir + "/store/lost+found/" + $0) } == "{\"format\": 1, \"kee")
+        let after = try s.ck("doctor")
+        #expect(after.status == 0 && !after.stdout.contains("tmp-"), "\(after.stdout)")
+        #expect(try s.ck("kv", "get", "theme").stdout == "dark\n")
+    }
+
+    /// An older ck's `container create` killed before container.json: environments half made, no container.json.
+    /// Doctor names it; --repair moves it into lost+found; the identifier can then be created anew.
+    @Test func aHalfMadeContainerIsNamedAndMovedAsideByDoctor() throws {
+        let s = try Sandbox()
+        try s.ck("record", "save", "Note", "--name", "a", "t=1")
+        let half = s.dir + "/store/containers/iCloud.com.example.Half"
+        try FileManager.default.createDirectory(atPath: half + "/development/public", withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: half + "/development/private", withIntermediateDirectories: true)
+        try "{\"format\": 1, \"recordTypes\": {}, \"roles\": []}\n".write(toFile: half + "/development/schema.json", atomically: true, encoding: .utf8)
+
+        let check = try s.ck("doctor")
+        #expect(check.status == 1)
+        #expect(check.stdout.contains("problem\t\(half)\ta half-made container: no container.json and no data (a 'container create' that was interrupted)"), "\(check.stdout)")
+        #expect(FileManager.default.fileExists(atPath: half + "/development/schema.json"))
+
+        let repair = try s.ck("doctor", "--repair")
+        #expect(repair.status == 0, "\(repair.stdout)")
+        #expect(!FileManager.default.fileExists(atPath: half))
+        #expect(s.files(under: s.dir + "/store/lost+found").contains { $0.hasSuffix("containers/iCloud.com.example.Half/development/schema.json") })
+        let after = try s.ck("doctor")
+        #expect(after.status == 0, "\(after.stdout)")
+        #expect(try s.ck("container", "create", "iCloud.com.example.Half").status == 0)
+        #expect(try s.ck("-c", "iCloud.com.example.Half", "record", "save", "Note", "--name", "x", "t=1").status == 0)
+        #expect(try s.ck("doctor").status == 0)
+    }
+
+    /// `container create` killed at each call that changes a file (strace, as KillPointTests): the container is
+    /// there whole or not at all, doctor finds no problem, and the next command leaves no pending tree.
+    @Test(RequiredTool.needed("strace")) func aKilledContainerCreateLeavesAllOrNothing() throws {
+        let strace = try RequiredTool.require("strace")
+        let s = try Sandbox()
+        try s.ck("record", "save", "Note", "--name", "a", "t=1")
+        let store = s.dir + "/store"
+        let pristine = s.dir + "/pristine"
+        try FileManager.default.copyItem(atPath: store, toPath: pristine)
+        let id = "iCloud.com.example.New"
+        let trace = s.dir + "/trace.txt"
+        let listed = try s.run(["-f", "-qq", "-o", trace, "-e", "trace=" + KillPoints.calls, "--", Sandbox.binary, "container", "create", id], program: strace)
+        #expect(listed.status == 0, "\(listed.stderr)")
+        let points = KillPoints.changingCalls(try String(contentsOfFile: trace, encoding: .utf8))
+        #expect(points.count > 5)
+        var whole = 0, none = 0
+        for p in points {
+            try? FileManager.default.removeItem(atPath: store)
+            try FileManager.default.copyItem(atPath: pristine, toPath: store)
+            let killed = try s.run(["-f", "-qq", "-o", "/dev/null", "-e", "trace=" + KillPoints.calls,
+                                    "-e", "inject=\(p.call):signal=KILL:when=\(p.occurrence)", "--", Sandbox.binary, "container", "create", id],
+                                   program: strace)
+            let at = "\(p.call) #\(p.occurrence)"
+            #expect(killed.status != 0, "\(at): not killed")
+            let dir = store + "/containers/" + id
+            let listing = try s.ck("container", "list").stdout
+            if FileManager.default.fileExists(atPath: dir + "/container.json") {
+                whole += 1
+                for e in ["development", "production"] {
+                    for f in ["schema.json", "zones.json", "public", "private", "assets"] {
+                        #expect(FileManager.default.fileExists(atPath: dir + "/" + e + "/" + f), "\(at): \(e)/\(f) missing")
+                    }
+                }
+                #expect(listing.contains(id), "\(at): \(listing)")
+            } else {
+                none += 1
+                #expect(!FileManager.default.fileExists(atPath: dir), "\(at): a half container was left")
+                #expect(!listing.contains(id), "\(at): \(listing)")
+            }
+            let doctor = try s.ck("doctor")
+            #expect(doctor.status == 0, "\(at): \(doctor.stdout.prefix(400))")
+            let left = s.files(under: store).filter { ($0 as NSString).lastPathComponent.hasPrefix(".pending-") || $0.hasSuffix(".intent.json") }
+            #expect(left.isEmpty, "\(at): left: \(left.prefix(3))")
+        }
+        #expect(whole > 0 && none > 0, "kill points: \(whole) whole, \(none) none")
+    }
 }

@@ -133,7 +133,8 @@ import Glibc
         #expect(try s.ck("record", "save", "--batch", "-", stdin: batch + "\n").status == 0)
         let log = env(s) + "/private/\(user)/_defaultZone.jsonl"
         let lines = try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n")
-        try (lines.prefix(2).joined(separator: "\n") + "\n").write(toFile: log, atomically: false, encoding: .utf8)
+        // A crash cut the request's last line short: its whole lines must go to lost+found with the torn tail.
+        try (lines.prefix(2).joined(separator: "\n") + "\n" + lines[2].prefix(30)).write(toFile: log, atomically: false, encoding: .utf8)
         let cut = try String(contentsOfFile: log, encoding: .utf8)
         let lostFound = s.dir + "/store/lost+found"
         try FileManager.default.createSymbolicLink(atPath: lostFound, withDestinationPath: outside + "/lf")
@@ -186,8 +187,9 @@ import Glibc
         let log = env(s) + "/private/\(user)/_defaultZone.jsonl"
         let lines = try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n")
         #expect(lines.count == 6)
-        // The request's last line is lost: its 4 whole lines are an incomplete request.
-        try (lines.prefix(5).joined(separator: "\n") + "\n").write(toFile: log, atomically: false, encoding: .utf8)
+        // A crash cut the request's last line short (no newline): its 4 whole lines are an incomplete request.
+        let torn = String(lines[5].prefix(40))
+        try (lines.prefix(5).joined(separator: "\n") + "\n" + torn).write(toFile: log, atomically: false, encoding: .utf8)
         let doctor = try s.ck("doctor")
         #expect(doctor.stdout.contains("warning\t\(log):2\tlines 2–5: an incomplete request of several lines (an interrupted write), never applied"), "\(doctor.stdout)")
 
@@ -196,7 +198,7 @@ import Glibc
         #expect(cut.count == 1, "\(s.files(under: s.dir + "/store/lost+found"))")
         if let path = cut.first {
             let kept = try String(contentsOfFile: s.dir + "/store/lost+found/" + path, encoding: .utf8)
-            #expect(kept == lines[1...4].joined(separator: "\n") + "\n")
+            #expect(kept == lines[1...4].joined(separator: "\n") + "\n" + torn)
         }
     }
 

@@ -19,6 +19,7 @@ public enum CommandTree {
         LazySubcommand("asset") { AssetCommand.spec }, LazySubcommand("query") { QueryCommand.spec },
         LazySubcommand("subscription") { SubscriptionCommand.spec }, LazySubcommand("notification") { NotificationCommand.spec },
         LazySubcommand("changes") { ChangesCommand.spec }, LazySubcommand("sync") { SyncCommand.spec },
+        LazySubcommand("share") { ShareCommand.spec },
         LazySubcommand("device") { DeviceCommand.spec }, LazySubcommand("user") { UserCommand.spec },
         LazySubcommand("account") { AccountCommand.spec }, LazySubcommand("role") { RoleCommand.spec },
         LazySubcommand("quota") { QuotaCommand.spec }, LazySubcommand("fault") { FaultCommand.spec },

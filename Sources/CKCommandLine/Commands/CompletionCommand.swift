@@ -5,7 +5,7 @@ import CKCore
 enum CompletionCommand {
     static let spec = CommandSpec(
         "completion", summary: "Print a shell completion script for bash, zsh or fish.",
-        discussion: "The script completes commands, options and their values from the same command tree as --help. Containers, zones, record types, fields, record names, users, subscription IDs, notification IDs, devices, key-value keys and fault rule IDs come from the store: the script asks ck for them, honouring --data-dir, --container, --env, --db, --zone and --as on the line and the CK_ environment variables.",
+        discussion: "The script completes commands, options and their values from the same command tree as --help. Containers, zones, record types, fields, record names, shares, users, subscription IDs, notification IDs, devices, key-value keys and fault rule IDs come from the store: the script asks ck for them, honouring --data-dir, --container, --env, --db, --zone and --as on the line and the CK_ environment variables.",
         arguments: [ArgumentSpec("shell", help: "bash, zsh or fish.", choices: CompletionRenderer.Shell.allCases.map(\.rawValue))],
         examples: [("source <(ck completion bash)", "Complete ck in the current bash."),
                    ("ck completion zsh > ~/.zfunc/_ck", "Install the zsh completion (after mkdir -p ~/.zfunc; ~/.zshrc needs fpath=(~/.zfunc $fpath) before compinit)."),
@@ -73,6 +73,8 @@ enum CompletionCommand {
             candidates = try inv.database().records(zone: inv.zone)
                 .filter { type == nil || $0.recordType == type }
                 .prefix(recordNameLimit).map(\.recordName)
+        case .share:
+            candidates = try inv.database().records(zone: inv.zone).filter(\.isShare).prefix(recordNameLimit).map(\.recordName)
         case .user:
             candidates = try inv.container().users().map(\.name)
         case .role:

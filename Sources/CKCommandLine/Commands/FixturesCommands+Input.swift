@@ -40,12 +40,19 @@ extension FixturesCommands {
         var isDir: ObjCBool = false
         let dir = FileManager.default.fileExists(atPath: store, isDirectory: &isDir) && isDir.boolValue ? store : PathName.parent(store)
         // Beside the store when its directory can take a file, else in /tmp (a --data-dir whose parent is missing).
-        let made: (path: String, fd: Int32)
-        do throws(CKError) { made = try FileIO.createTemporary(beside: dir + "/import-spool") } catch {
-            made = try FileIO.createTemporary(beside: "/tmp/import-spool")
+        var made: (name: String, fd: Int32)? = nil
+        var at = dir
+        for candidate in [dir, "/tmp"] {
+            at = candidate
+            if let parent = try? ParentDirectory.open(candidate + "/import-spool"), let m = try? FileIO.createTemporary(in: parent) {
+                made = m
+                unlinkat(parent.fd, m.name, 0)
+                break
+            }
         }
-        let (tmp, out) = made
-        unlink(tmp)
+        guard let (_, out) = made else {
+            throw CKError.internalError("cannot make a file in \(dir) or /tmp to copy \(input) to: \(FileIO.errnoText())")
+        }
         let back = open("/proc/self/fd/\(out)", O_RDONLY | O_CLOEXEC)
         guard back >= 0 else {
             close(out)
@@ -62,7 +69,7 @@ extension FixturesCommands {
                 if n == 0 { return back }
                 total += n
                 if total > InputLimit.document { throw BoundedRead.tooLarge(input, limit: InputLimit.document, limitName: FixtureDocument.limitName) }
-                try FileIO.writeAll(out, Array(chunk[0..<n]), path: dir)
+                try FileIO.writeAll(out, Array(chunk[0..<n]), path: at)
             }
         } catch {
             close(back)

@@ -22,6 +22,7 @@ enum HelpCommand {
         "permissions": permissions,
         "faults": faults,
         "kv": KVHelpTopic.text,
+        "sharing": SharingHelpTopic.text,
     ]
 
     static func run(_ inv: Invocation) throws -> Int32 {

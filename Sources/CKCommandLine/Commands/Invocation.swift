@@ -132,7 +132,8 @@ final class Invocation {
             throw CKError(.badContainer, "no ck store at \(location.path) (\(from)); '\(command.path)' \(why), so it does not create one",
                           serverErrorCode: "NOT_FOUND", hint: "check the path, or create a store there with 'ck init' or any command that writes (e.g. 'ck record save')")
         }
-        let s = try CKStore.open(location)
+        // Doctor examines an interrupted root operation itself: one it can't trust must not stop it.
+        let s = try CKStore.open(location, recover: command.path != "ck doctor")
         if terminal.environment["CK_INDEX"] == "off" { s.indexEnabled = false }
         openedStore = s
         return s

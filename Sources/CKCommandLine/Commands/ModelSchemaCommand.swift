@@ -19,12 +19,11 @@ enum ModelSchemaCommand {
                           hint: "fix the errors 'ck model check' reports, then import again")
         }
         let container = try inv.container()
-        // The zone is the acting user's, created as that caller (account status and all) once the schema is in.
-        let database = container.database(.private, environment: .development, caller: try inv.caller())
-        let changes = try container.importSchema(schema, file: "the model's schema")
+        // The zone is the acting user's, created as that caller (account status and all) in the same operation as
+        // the schema: a crash leaves both or neither.
+        let (changes, created) = try container.importModelSchema(schema, file: "the model's schema", zone: coreDataZone, as: try inv.caller())
         if inv.parsed.value("file") != nil { try inv.writeDocument(CKDB.print(schema), to: inv.parsed.value("file")) }
         try inv.emit(SchemaCommand.Changes(changes: changes, none: "Schema unchanged."))
-        let (_, created) = try database.createZone(coreDataZone)
         if created { inv.note("created zone \(coreDataZone) in the private database of \(inv.user)") }
         return ExitCode.success
     }

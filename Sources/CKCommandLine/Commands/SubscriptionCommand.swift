@@ -130,13 +130,9 @@ enum SubscriptionCommand {
         let db = try inv.database()
         var failures: [CKError.ItemFailure] = []
         var deleted: [String] = []
-        for id in ids {
-            do throws(CKError) {
-                try db.deleteSubscription(id)
-                deleted.append(id)
-            } catch {
-                failures.append(.init(id: id, error: error))
-            }
+        // One operation for all of them: a crash deletes all or none.
+        for (id, error) in zip(ids, try db.deleteSubscriptions(ids)) {
+            if let error { failures.append(.init(id: id, error: error)) } else { deleted.append(id) }
         }
         try inv.emit(Deleted(response: SubscriptionDeletions(deleted: deleted, errors: failures)))
         if let only = failures.first, ids.count == 1 { throw only.error }

@@ -22,7 +22,7 @@ public enum CompletionRenderer {
     }
 
     /// The kinds `ck __complete` answers from the store.
-    public static let dynamicKinds: [CompletionKind] = [.container, .zone, .customZone, .recordType, .field, .fieldAssignment, .indexField, .sortField, .recordName, .user,
+    public static let dynamicKinds: [CompletionKind] = [.container, .zone, .customZone, .recordType, .field, .fieldAssignment, .indexField, .sortField, .recordName, .share, .user,
                                                         .role, .subscription, .notification, .device, .kvKey, .fault]
 
     /// Global options whose values the scripts pass along to `ck __complete`.

@@ -15,6 +15,8 @@ public enum CompletionKind: String, Sendable {
     case sortField
     /// A notification ID of the acting user.
     case notification
+    /// A share record name of the acting user's zone (-z).
+    case share
 
     /// Kinds whose candidates depend on the record type named earlier on the line.
     public var takesRecordType: Bool { self == .field || self == .fieldAssignment || self == .indexField || self == .sortField }

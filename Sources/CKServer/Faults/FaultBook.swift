@@ -9,8 +9,12 @@ package struct FaultBook {
 
     /// Reads the rules; a missing file holds none. A damaged file is reported with its path and line.
     package static func read(_ file: FaultsFile) throws(CKError) -> FaultBook {
-        let path = file.path
         guard let bytes = try file.read() else { return FaultBook() }
+        return try parse(bytes, path: file.path)
+    }
+
+    /// The rules in `bytes` (faults.json's contents; `path` names it in errors).
+    package static func parse(_ bytes: [UInt8], path: String) throws(CKError) -> FaultBook {
         let json: JSON
         do { json = try JSON.parse(utf8: bytes) } catch {
             throw CKError.corrupt(path: path, line: error.line, column: error.column, "invalid JSON: \(error.message); no fault rule was applied")

@@ -24,6 +24,8 @@ package struct PipelineState {
     /// Set by a body that writes through its own writer (a record modify) when it wrote nothing: the caller is then
     /// not listed in container.json, as for a read.
     package var wroteNothing = false
+    /// In the shared database: every share of the environment, as read under the lock.
+    package var shares: ShareDirectory?
 }
 
 extension CKDatabase {
@@ -36,6 +38,7 @@ extension CKDatabase {
                     validate: () throws(CKError) -> Void = {}, progress: (Int) -> Void = { _ in },
                     _ apply: (inout PipelineState) throws(CKError) -> T) throws(CKError) -> T {
         try validate()
+        try container.finishRegistration(env)
         // One read of container.json per operation: the caller's account status, roles and quota (a user never
         // met is available).
         let info = try container.info()
@@ -47,22 +50,42 @@ extension CKDatabase {
         var wroteNothing = false
         let result = try env.locked(exclusive: kind.writes) { () throws(CKError) -> T in
             let catalog = try env.readCatalog()
-            let zone = try zoneName.map { (name) throws(CKError) -> Zone in try resolveZone(name, catalog: catalog) }
+            // The shared database is computed from the owners' zones: its zones are those of accepted shares.
+            let directory = scope == .shared ? try ShareDirectory(env: env, catalog: catalog) : nil
+            let zone = try zoneName.map { (name) throws(CKError) -> Zone in
+                if let directory { return try resolveSharedZone(name, directory: directory) }
+                return try resolveZone(name, catalog: catalog)
+            }
             let context = OperationContext(kind: kind, caller: caller, container: container.identifier, environment: environment,
                                            database: scope, zone: zone?.zoneID, accountStatus: status)
-            let faults = FaultEngine(env)
+            let faults = FaultEngine(env, deferred: kind.writes)
+            let shares = try zone.flatMap { (z) throws(CKError) -> ShareView? in
+                guard let directory else { return nil }
+                return try shareView(z, directory: directory)
+            }
             let gate = RecordGate.operation(context, database: scope, roles: roles, administrator: administrator,
-                                           listed: known != nil, faults: faults)
+                                           listed: known != nil, faults: faults, shares: shares)
             var state = PipelineState(context: context, info: info, catalog: catalog, zone: zone, gate: gate, faults: faults)
+            state.shares = directory
             // A record modify checks its rules per request, once it knows whether it saves or deletes.
             if kind != .recordModify { state.lostResponse = try injectFaults(faults, faultPoint(context, ops: FaultRule.ops(of: kind))) }
             try store.admit(context) { (c) throws(CKError) in
                 if !administrator { try authorize(c) }
-                if kind == .recordModify && !administrator { state.quota = try quotaBudget(catalog: catalog, info: info) }
+                if kind == .recordModify && !administrator { state.quota = try quotaBudget(catalog: catalog, info: info, zone: zone) }
             }
-            let result = try apply(&state)
-            wroteNothing = state.wroteNothing && state.changes.isEmpty
-            try env.apply(state.changes, progress: progress)
+            let result: T
+            do throws(CKError) {
+                result = try apply(&state)
+                wroteNothing = state.wroteNothing && state.changes.isEmpty
+                try env.apply(state.changes, progress: progress)
+            } catch {
+                // The operation failed (a fired rule, a refusal): the counts its fault stage moved are its outcome.
+                try? faults.writeHeld()
+                throw error
+            }
+            // Counts not taken by a request of records go after the changes: a crash never spends one on an
+            // operation that did not happen.
+            try faults.writeHeld()
             if let lost = state.lostResponse { throw lost }
             return result
         }

@@ -23,22 +23,28 @@ package struct RecordEffects {
         hook = h?.isEmpty == false ? h : nil
     }
 
-    /// Hands one request's changes to the writer, in the order it keeps: asset bytes and schema first (a crash
-    /// after them leaves a field with no records, never a record the schema lacks), then the lines with the
-    /// notifications they make (recorded durably before the lines, delivered after them).
+    /// Hands one request's changes to the writer, in the order it keeps: asset bytes first (a crash after them
+    /// leaves bytes with no records), then the lines with what takes effect with them — the notifications they
+    /// make and the schema they grew — recorded durably before the lines and applied after them, so a crash
+    /// leaves both or neither.
     package mutating func commit(_ entries: [LogEntry], schema: Schema, schemaChanged: Bool, assets: [String: [UInt8]]) throws(CKError) {
         guard !entries.isEmpty else { return }
         var changes: [StoreChange] = []
         for hash in assets.keys.sorted() {
             if let bytes = assets[hash] { changes.append(.asset(sha256: hash, bytes: bytes)) }
         }
-        if schemaChanged { changes.append(.schema(schema)) }
         // Read before the log moves on: a change's "before" record is what the reader sees now.
         let found = try hook.map { (h) throws(CKError) -> [NotificationHook.Change] in try h.changes(entries, reader: reader) } ?? []
         var pending: PendingNotifications? = nil
         if !found.isEmpty, var h = hook {
-            pending = h.prepare(found, schema: schema, logPath: path, at: tail.validLength, entries: entries)
+            pending = h.prepare(found, schema: schema, reader: reader, logPath: path, at: tail.validLength, entries: entries)
             hook = h
+        }
+        if schemaChanged, let first = entries.first {
+            if pending == nil {
+                pending = PendingNotifications(log: db.env.relative(path), offset: tail.validLength, count: entries.count, firstSeq: first.seq)
+            }
+            pending?.schema = schema
         }
         changes.append(.records(path: path, entries: entries, tail: tail, notifications: pending))
         let tails = try db.env.apply(changes)
@@ -78,10 +84,17 @@ extension CKDatabase {
                 return false
             }
             let path = env.logPath(database: zone.database, zone: zone.zoneID)
-            types.append(typed ? Set(CKDatabase.fold(try env.readLog(path).entries).values.map(\.recordType)) : [])
+            // A zone that can hold shares is read for who had accepted them: their shared databases lose it too.
+            let sharable = zone.database == .private && zone.capabilities.contains(.sharing)
+            let live = typed || sharable ? CKDatabase.fold(try env.readLog(path).entries) : [:]
+            types.append(typed ? Set(live.values.map(\.recordType)) : [])
+            var sharedWith = Set<String>()
+            for r in live.values where r.isShare {
+                for p in r.shareInfo?.participants ?? [] where p.role != .owner && p.acceptance == .accepted { sharedWith.insert(p.userRecordName) }
+            }
             seq += 1
             catalog.zones.removeAll { $0.zoneID == zone.zoneID && $0.database == zone.database }
-            catalog.deleted.append((zone, store.now(), seq, purged))
+            catalog.deleted.append((zone, store.now(), seq, purged, sharedWith.sorted()))
             catalog.lastSeq = seq
         }
         return types
@@ -102,6 +115,13 @@ extension CKDatabase {
         var byOwner: [String: [SubscriptionNotification]] = [:]
         for (zone, t) in zip(zones, types) {
             byOwner[zone.zoneID.ownerRecordName, default: []] += zoneDeletedNotifications(zone, recordTypes: t, file: file)
+            // The zone also leaves the shared database of each participant who accepted one of its shares.
+            guard zone.database == .private, zone.capabilities.contains(.sharing),
+                  file.subscriptions.contains(where: { $0.database == .shared }) else { continue }
+            let live = CKDatabase.fold(try env.readLog(env.logPath(database: .private, zone: zone.zoneID)).entries)
+            for (owner, list) in SharedSubscribers.zoneDropped(zone, live: live, file: file, deviceID: deviceID, time: store.now()) {
+                byOwner[owner, default: []] += list
+            }
         }
         return .dropZones(operation: (purged ? "zone purge " : "zone delete ") + names, catalog: catalog, logs: paths,
                           notifications: byOwner)

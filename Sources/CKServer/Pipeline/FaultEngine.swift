@@ -5,16 +5,36 @@ import CKStorage
 package struct FaultEngine {
     package let env: EnvironmentStore
     package let file: FaultsFile
+    /// A writer's engine (the environment's exclusive lock held): the counts it moves are held in
+    /// `env.heldFaults` and written with the operation's changes, never before them (docs/faults.md).
+    package let deferred: Bool
 
-    package init(_ env: EnvironmentStore) {
+    package init(_ env: EnvironmentStore, deferred: Bool = false) {
         self.env = env
         file = FaultsFile(envDir: env.dir)
+        self.deferred = deferred
     }
 
     /// The rule that fires at `point`, if any, with the file updated. No file: nothing to do, no lock taken.
     /// A damaged file applies no rule and is left as it is, with a warning: CloudKit has no injected faults, so a
     /// broken test fixture must not stop the user's work (docs/faults.md).
     package func trigger(_ point: FaultPoint) throws(CKError) -> FaultRule? {
+        if deferred {
+            // No other process changes faults.json while the writer holds the exclusive lock (ck fault takes it too).
+            guard env.heldFaults != nil || file.exists else { return nil }
+            var book: FaultBook
+            do throws(CKError) {
+                if let held = env.heldFaults { book = try FaultBook.parse(Array(held.serialized().utf8), path: file.path) } else { book = try FaultBook.read(file) }
+            } catch {
+                let warning = FaultEngine.damaged(error, path: file.path)
+                if !env.warnings.contains(warning) { env.warnings.append(warning) }
+                return nil
+            }
+            let before = book.rules
+            let hit = book.consume(point)
+            if book.rules != before { env.heldFaults = book.json }
+            return hit
+        }
         guard file.exists else { return nil }
         return try file.locked { () throws(CKError) -> FaultRule? in
             var book: FaultBook
@@ -44,13 +64,24 @@ package struct FaultEngine {
         throw rule.failure()
     }
 
-    /// Changes the rules under `.faults.lock` (ck fault add and clear).
+    /// Changes the rules under the environment's exclusive lock and `.faults.lock` (ck fault add and clear): a
+    /// writer holding counts to write with its changes is never overtaken.
     package func update<T>(_ change: (inout FaultBook) throws(CKError) -> T) throws(CKError) -> T {
-        try file.locked(makeDirectory: true) { () throws(CKError) -> T in
-            var book = try FaultBook.read(file)
-            let out = try change(&book)
-            try env.apply([.faults(book.json)])
-            return out
+        try env.locked(exclusive: true) { () throws(CKError) -> T in
+            try file.locked(makeDirectory: true) { () throws(CKError) -> T in
+                var book = try FaultBook.read(file)
+                let out = try change(&book)
+                try env.apply([.faults(book.json)])
+                return out
+            }
         }
+    }
+
+    /// Writes the counts a writer's fault stage moved that no request of records took with it: the operation
+    /// changed nothing else, or its other changes are written (call after them, the exclusive lock held).
+    package func writeHeld() throws(CKError) {
+        guard let held = env.heldFaults else { return }
+        env.heldFaults = nil
+        try env.apply([.faults(held)])
     }
 }

@@ -20,9 +20,12 @@ package struct RecordGate {
     /// The fault stage's engine and the operation's zone, for rules that target records; nil for a gate that
     /// only reads (a subscription owner's).
     private let faults: (engine: FaultEngine, zone: String?)?
+    /// In the shared database: what the caller's accepted shares reach in the operation's zone (nil elsewhere,
+    /// and for a shared-database operation on no zone).
+    package let shares: ShareView?
 
     private init(caller: Caller, database: DatabaseScope, signedIn: Bool, roles: [String], administrator: Bool,
-                 listed: Bool, faults: (engine: FaultEngine, zone: String?)?) {
+                 listed: Bool, faults: (engine: FaultEngine, zone: String?)?, shares: ShareView? = nil) {
         self.caller = caller
         self.database = database
         self.signedIn = signedIn
@@ -30,14 +33,15 @@ package struct RecordGate {
         self.administrator = administrator
         self.listed = listed
         self.faults = faults
+        self.shares = shares
     }
 
     /// The gate of an operation, built by `perform` once the zone is resolved; `listed` says whether the container
     /// lists the caller.
     static func operation(_ context: OperationContext, database: DatabaseScope, roles: [String], administrator: Bool,
-                          listed: Bool, faults: FaultEngine) -> RecordGate {
+                          listed: Bool, faults: FaultEngine, shares: ShareView?) -> RecordGate {
         RecordGate(caller: context.caller, database: database, signedIn: context.accountStatus.isSignedIn, roles: roles,
-                   administrator: administrator, listed: listed, faults: (faults, context.zone?.zoneName))
+                   administrator: administrator, listed: listed, faults: (faults, context.zone?.zoneName), shares: shares)
     }
 
     /// The view of a public-database subscription's owner (nil: a user no longer known): a notification never
@@ -52,13 +56,13 @@ package struct RecordGate {
     /// private database's operation).
     package func scoped(to database: DatabaseScope) -> RecordGate {
         RecordGate(caller: caller, database: database, signedIn: signedIn, roles: roles, administrator: administrator, listed: listed,
-                   faults: faults)
+                   faults: faults, shares: database == .shared ? shares : nil)
     }
 
     // MARK: Reads
 
     /// Whether every record of the database is the caller's to read, so a body may count without looking at each.
-    package var readsEveryRecord: Bool { administrator || database != .public }
+    package var readsEveryRecord: Bool { administrator || database == .private }
 
     /// Whether the caller may read `record`: paths that list records filter with it.
     package func mayRead(_ record: Record, schema: Schema) -> Bool {
@@ -67,6 +71,10 @@ package struct RecordGate {
 
     /// Refuses a record the caller may not read (permissionFailure, ACCESS_DENIED): paths that name records.
     package func read(_ record: Record, schema: Schema) throws(CKError) {
+        // The shared database shows only shared records: one outside the caller's shares is not there at all.
+        if database == .shared, !decides(.read, type: record.recordType, record: record, schema: schema) {
+            throw CKError(.unknownItem, "Record not found: '\(record.recordName)' in the shared zone \(record.zoneID.zoneName)")
+        }
         if !decides(.read, type: record.recordType, record: record, schema: schema) {
             throw denial(.read, type: record.recordType, record: record, schema: schema)
         }
@@ -109,12 +117,15 @@ package struct RecordGate {
         package var record: Record?
         /// What the body's checks found, handed back by `write`.
         package var value: T
+        /// A new record's parent: in the shared database, a record is created only under a shared parent.
+        package var parent: String?
 
-        package init(_ permission: Grant.Permission, type: String, record: Record?, value: T) {
+        package init(_ permission: Grant.Permission, type: String, record: Record?, value: T, parent: String? = nil) {
             self.permission = permission
             self.type = type
             self.record = record
             self.value = value
+            self.parent = parent
         }
     }
 
@@ -129,6 +140,10 @@ package struct RecordGate {
             if let lost = try engine.inject(point) { lostResponse = lost }
         }
         let asked = try checks()
+        if let shares, database == .shared {
+            try shared(asked.permission, name: name, record: asked.record, parent: asked.parent, view: shares)
+            return asked.value
+        }
         if !decides(asked.permission, type: asked.type, record: asked.record, schema: schema) {
             throw denial(asked.permission, type: asked.type, record: asked.record, schema: schema)
         }
@@ -139,7 +154,13 @@ package struct RecordGate {
 
     /// The one decision: whether the grants give `permission` on a record (nil: one not yet created) of `type`.
     private func decides(_ permission: Grant.Permission, type: String, record: Record?, schema: Schema) -> Bool {
-        if administrator || database != .public { return true }
+        if administrator || database == .private { return true }
+        if database == .shared {
+            // Reads of a type are allowed (a query then keeps the shared records); a record needs a share.
+            guard let record else { return permission == .read }
+            guard let p = shares?.access(record) else { return false }
+            return permission == .read || p == .readWrite
+        }
         if type == Names.userRecordType {
             // A user record: world-readable, changed only by its own user, never created or deleted by clients.
             switch permission {
@@ -161,8 +182,43 @@ package struct RecordGate {
         return out + roles
     }
 
+    /// The shared database's decision for a write: the caller's accepted share must reach the record (a new one:
+    /// its parent) with readWrite; only the owner deletes a hierarchy's root, or changes a share.
+    private func shared(_ permission: Grant.Permission, name: String, record: Record?, parent: String?, view: ShareView) throws(CKError) {
+        let who = caller.description
+        func refuse(_ why: String, hint: String) -> CKError {
+            CKError(.permissionFailure, "\(permission.rawValue) operation not permitted", serverErrorCode: "ACCESS_DENIED", hint: hint,
+                    details: ["context": .string(why), "rule": .string("shared database: " + why)])
+        }
+        if let record, record.isShare {
+            throw refuse("only the owner changes share '\(name)'; \(who) is a participant",
+                         hint: "a participant leaves a share by deleting it from its shared database ('ck share leave')")
+        }
+        let reach: Share.Permission?
+        if let record { reach = view.access(record) } else if let parent { reach = view.access(name: name, parent: parent) } else if view.isZoneWide {
+            reach = view.access(name: name, parent: nil)
+        } else {
+            throw refuse("record '\(name)' has no parent in a shared hierarchy; \(who) may add records only under a shared parent",
+                         hint: "save it with a parent that is in the share (--parent <record>)")
+        }
+        guard let reach else {
+            throw refuse("record '\(name)' is not in a share \(who) has accepted",
+                         hint: "only records of a share you accepted are in your shared database ('ck share list')")
+        }
+        guard reach == .readWrite else {
+            throw refuse("\(who) takes part in this share with readOnly permission",
+                         hint: "the share's owner can give readWrite: ck share invite <share> <user> --permission readWrite")
+        }
+    }
+
     /// CloudKit's permissionFailure (ACCESS_DENIED) for a permission the grants don't give.
     private func denial(_ permission: Grant.Permission, type: String, record: Record?, schema: Schema) -> CKError {
+        if database == .shared {
+            let why = "record '\(record?.recordName ?? type)' is not in a share \(caller.description) has accepted"
+            return CKError(.permissionFailure, "\(permission.rawValue) operation not permitted", serverErrorCode: "ACCESS_DENIED",
+                           hint: "only records of a share you accepted are in your shared database ('ck share list')",
+                           details: ["context": .string(why), "rule": .string("shared database: " + why)])
+        }
         let holds = held(creator: record?.created.userRecordName)
         let grants = schema.recordTypes[type]?.grants ?? RecordTypeSchema.defaultGrants
         let grantedTo = grants.filter { $0.permissions.contains(permission) }.map(\.role)

@@ -6,9 +6,18 @@ extension StoreCheck {
     package mutating func checkKeyValueStores(_ env: EnvironmentStore) {
         for name in FileIO.list(env.keyValueDir) {
             let path = env.keyValueDir + "/" + name
+            if name.hasPrefix(".") && name.contains(".tmp-") && !FileIO.isSymlink(path) {
+                // A rewrite of a user's key-value file that was cut short: never read, so it can go aside.
+                let what = "temporary file of the key-value store left by an interrupted write (never read)"
+                if repair, let dest = moveAside(path) {
+                    note(.warning, path, what, fix: "moved to \(dest)", repaired: true)
+                } else {
+                    note(.warning, path, what, fix: "harmless; 'ck doctor --repair' moves it into lost+found")
+                }
+                continue
+            }
             guard name.hasSuffix(".json"), !name.hasPrefix(".") else {
-                note(.warning, path, name.contains(".tmp-") ? "temporary file left by an interrupted write" : "not a file ck makes",
-                     fix: "move it out of the store")
+                note(.warning, path, "not a file ck makes", fix: "move it out of the store")
                 continue
             }
             let user = String(name.dropLast(5))

@@ -21,6 +21,9 @@ package struct StoreCheck {
     package var seqSeen: [Int64: String] = [:]
     /// Checks a faults.json beyond its JSON: the rules are the server layer's, which reads them.
     package var checkFaultRules: (FaultsFile) throws(CKError) -> Void = { _ in }
+    /// Logs of the environment being checked that hold a share or a shared root: only these are read whole for
+    /// the sharing checks, so a store without shares costs nothing more.
+    package var sharingLogs: [String] = []
 
     package init(root: StoreRoot, repair: Bool, now: @escaping () -> Int64, indexEnabled: Bool) {
         self.root = root
@@ -40,7 +43,8 @@ package struct StoreCheck {
         d.checkFaultRules = faultRules
         let lock = try FileLock(path: root.lockPath, exclusive: repair)
         defer { lock.unlock() }
-        d.checkInterrupted(root.path) { () throws(CKError) -> String? in try root.finishInterrupted() }
+        d.checkLinks()
+        d.checkInterrupted(root.path, permits: IntentRules.root) { () throws(CKError) -> String? in try root.finishInterrupted() }
         d.checkRoot()
         for id in FileIO.list(root.path + "/" + StoreLayout.containersName) where !id.hasPrefix(".") {
             d.checkContainer(id)
@@ -89,7 +93,7 @@ package struct StoreCheck {
 
     /// Moves a file aside; returns where it went.
     package mutating func moveAside(_ path: String) -> String? {
-        guard let dest = aside(path), rename(path, dest) == 0 else { return nil }
+        guard let dest = aside(path), (try? FileIO.rename(path, dest)) != nil else { return nil }
         return dest
     }
 
@@ -184,6 +188,16 @@ package struct StoreCheck {
     package mutating func checkContainer(_ id: String) {
         let dir = root.containerDir(id)
         let infoPath = root.containerInfoPath(id)
+        if !FileIO.lexists(infoPath), FileIO.isDirectory(dir), StoreCheck.holdsNoData(dir) {
+            // What a 'container create' killed before its container.json leaves (older ck built it in place).
+            let what = "a half-made container: no container.json and no data (a 'container create' that was interrupted)"
+            if repair, let dest = moveAside(dir) {
+                note(.problem, dir, what, fix: "moved to \(dest); 'ck container create \(id)' makes it anew", repaired: true)
+            } else {
+                note(.problem, dir, what, fix: "'ck doctor --repair' moves it into lost+found, or 'ck container create \(id)' completes it")
+            }
+            return
+        }
         let info = checkJSON(infoPath, required: true)
         var infoOK = info != nil
         if let o = info {
@@ -210,7 +224,7 @@ package struct StoreCheck {
             do {
                 try envStore.locked(exclusive: repair, recover: false) { () throws(CKError) in
                     checkPendingNotifications(envStore)
-                    checkInterrupted(envStore.dir) { () throws(CKError) -> String? in try envStore.finishInterrupted() }
+                    checkInterrupted(envStore.dir, permits: IntentRules.environment) { () throws(CKError) -> String? in try envStore.finishInterrupted() }
                     checkEnvironment(envStore)
                 }
             } catch {
@@ -223,8 +237,29 @@ package struct StoreCheck {
         }
     }
 
+    /// Whether a container directory holds only what creating it makes (environments with empty trees, schema,
+    /// zone catalog, lock): nothing a person could lose. Links are not followed.
+    package static func holdsNoData(_ dir: String) -> Bool {
+        for env in FileIO.list(dir) {
+            let envDir = dir + "/" + env
+            guard Environment(rawValue: env) != nil, FileIO.isDirectory(envDir) else { return false }
+            for name in FileIO.list(envDir) {
+                let path = envDir + "/" + name
+                if StoreLayout.environmentTrees.contains(name) {
+                    guard FileIO.isDirectory(path), FileIO.list(path).isEmpty else { return false }
+                } else if name == "schema.json" || name == "zones.json" || name == StoreLayout.lockName || name.contains(".tmp-") {
+                    guard !FileIO.isSymlink(path) else { return false }
+                } else {
+                    return false
+                }
+            }
+        }
+        return true
+    }
+
     package mutating func checkEnvironment(_ env: EnvironmentStore) {
         seqSeen = [:]
+        sharingLogs = []
         // Schema.
         if let o = checkJSON(env.schemaPath, required: false) {
             do { _ = try Schema(json: o, path: env.schemaPath) } catch {
@@ -248,6 +283,7 @@ package struct StoreCheck {
         // Logs.
         var referenced = Set<String>()
         for path in env.allLogPaths() { checkLog(path, env: env, assets: &referenced) }
+        checkShares(env)
         // Subscriptions and notifications.
         checkSubscriptions(env)
         for name in FileIO.list(env.notificationsDir).sorted() where !name.hasPrefix(".") && !FileIO.isSymlink(env.notificationsDir + "/" + name) {
@@ -358,20 +394,28 @@ package struct StoreCheck {
         // The lines of a request of several lines ({"batch": count} on its first) wait until it is whole: a request
         // a crash cut short was never applied, and its whole lines stand or fall together with it.
         var group: (lines: [(number: Int, entry: LogEntry)], remaining: Int)? = nil
-        func accept(_ number: Int, _ entry: LogEntry) {
+        // The log's last line that is not blank ends with a newline: nothing was cut short by a crash there.
+        var endsWhole = true
+        // A request whose last lines are missing though the log ends whole (a shortened log): its lines are data.
+        var short: (first: Int, expected: Int, present: Int, entry: LogEntry, lastSeq: Int64)? = nil
+        func count(_ number: Int, _ seq: Int64) {
             // Sequence numbers grow along a log and never repeat in an environment: change tags and tokens rest on it.
             let place = "\(path):\(number)"
-            if entry.seq <= lastSeq {
-                note(.problem, place, "sequence number \(entry.seq) does not follow \(lastSeq) (out of order or repeated)",
+            if seq <= lastSeq {
+                note(.problem, place, "sequence number \(seq) does not follow \(lastSeq) (out of order or repeated)",
                      fix: "the log was edited or spliced by hand; restore it from a copy (doctor does not reorder history)")
-            } else if let other = seqSeen[entry.seq] {
-                note(.problem, place, "sequence number \(entry.seq) is used again (first at \(other))",
+            } else if let other = seqSeen[seq] {
+                note(.problem, place, "sequence number \(seq) is used again (first at \(other))",
                      fix: "the logs were edited or copied by hand; restore them from a copy (doctor does not renumber history)")
             }
-            lastSeq = max(lastSeq, entry.seq)
-            if seqSeen[entry.seq] == nil { seqSeen[entry.seq] = place }
+            lastSeq = max(lastSeq, seq)
+            if seqSeen[seq] == nil { seqSeen[seq] = place }
+        }
+        func accept(_ number: Int, _ entry: LogEntry) {
+            count(number, entry.seq)
             switch entry {
             case .save(_, let r):
+                if (r.isShare || r.share != nil) && sharingLogs.last != path { sharingLogs.append(path) }
                 var hashes = Set<String>()
                 for v in r.fields.values { v.collectAssetHashes(into: &hashes) }
                 liveAssets[r.recordName] = hashes.isEmpty ? nil : hashes
@@ -382,7 +426,13 @@ package struct StoreCheck {
         do {
             read = try JSONLines.forEach(path: path) { line in
                 if line.isBlank { return }
-                guard let json = try? JSON.parse(utf8: line.bytes), let entry = try? LogEntry(json: json, path: path) else {
+                endsWhole = line.terminated
+                let parsed = try? JSON.parse(utf8: line.bytes)
+                if let parsed, let seq = ZoneLog.gapSeq(parsed) {
+                    count(line.number, seq)
+                    return
+                }
+                guard let json = parsed, let entry = try? LogEntry(json: json, path: path) else {
                     if line.terminated { badLines.append(line.number) } else { torn = (line.number, line.bytes.count) }
                     removed.insert(line.number)
                     return
@@ -412,21 +462,38 @@ package struct StoreCheck {
             note(.problem, path, "can't be read", fix: "check permissions")
             return
         }
-        if let g = group {
+        if let g = group, torn == nil, endsWhole, let first = g.lines.first {
+            // Only a line without its newline marks a write a crash cut short; whole lines are acknowledged data.
+            for held in g.lines { accept(held.number, held.entry) }
+            let expected = g.lines.count + g.remaining
+            // A request's lines take consecutive numbers: the missing ones' are known, and never to be used again.
+            short = (first.number, expected, g.lines.count, first.entry, first.entry.seq + Int64(expected - 1))
+        } else if let g = group {
             incomplete = g.lines.map(\.number)
             removed.formUnion(incomplete)
         }
         for hashes in liveAssets.values { assets.formUnion(hashes) }
         // Repaired only once what was removed is kept: the findings below say so only then.
         var repaired = false
-        if repair, !removed.isEmpty, let dest = aside(path) {
+        let dest = repair && !removed.isEmpty ? aside(path) : nil
+        if repair, dest != nil || (removed.isEmpty && short != nil) {
             do {
                 var good: [UInt8] = [], cut: [UInt8] = []
                 _ = try JSONLines.forEach(path: path) { line in
                     if line.isBlank { return }
-                    if removed.contains(line.number) { cut += line.bytes + [0x0A] } else { good += line.bytes + [0x0A] }
+                    if removed.contains(line.number) {
+                        cut += line.bytes + [0x0A]
+                    } else if let s = short, line.number == s.first {
+                        // The request is recorded as the lines it has, so no reader waits for the missing ones.
+                        s.entry.write(into: &good, batch: s.present > 1 ? s.present : nil)
+                        good.append(0x0A)
+                    } else {
+                        good += line.bytes + [0x0A]
+                    }
                 }
-                try FileIO.atomicWrite(dest + ".removed-lines", cut)
+                // The request's lines are the log's last ones: a gap line after them keeps the lost lines' numbers.
+                if let s = short, s.lastSeq > lastSeq { good += ZoneLog.gapLine(s.lastSeq) }
+                if let dest { try FileIO.atomicWrite(dest + ".removed-lines", cut) }
                 try FileIO.atomicWrite(path, good)
                 try env.index()?.sync(path, warnings: &env.warnings)
                 repaired = true
@@ -441,6 +508,15 @@ package struct StoreCheck {
         if let first = incomplete.first, let last = incomplete.last {
             note(.warning, "\(path):\(first)", "lines \(first)–\(last): an incomplete request of several lines (an interrupted write), never applied",
                  fix: repaired ? "moved to lost+found" : "the next write to this zone moves them to lost+found; 'ck doctor --repair' does it now",
+                 repaired: repaired)
+        }
+        if let s = short {
+            let missing = s.expected - s.present
+            note(.problem, "\(path):\(s.first)",
+                 "lines \(s.first)–\(s.first + s.present - 1): a request of \(s.expected) lines of which the last \(missing) \(missing == 1 ? "is" : "are") missing, "
+                 + "though the log ends with a whole line: it was shortened after the request was acknowledged (a partial restore or a hand edit)",
+                 fix: repaired ? "the \(s.present) lines left are kept and the request now counts \(s.present); the missing lines are lost, their numbers (up to \(s.lastSeq)) are never used again"
+                     : "the \(s.present) lines left are read as data; restore the log from a whole copy, or 'ck doctor --repair' records the request as the lines it has",
                  repaired: repaired)
         }
         for n in badLines {
