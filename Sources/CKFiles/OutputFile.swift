@@ -10,6 +10,12 @@ import CKModel
 /// somewhere the user did not name. Every write is checked (docs/reliability.md, "Output files").
 public enum OutputFile {
     public static func write(_ path: String, _ bytes: [UInt8]) throws(CKError) {
+        try write(path) { (put) throws(CKError) in try put(bytes) }
+    }
+
+    /// The same, with the bytes made a piece at a time: `produce` hands each piece to the writer it is given, so
+    /// a large document never needs to be whole in memory. When `produce` fails, a regular file is left as it was.
+    public static func write(_ path: String, produce: (_ put: @escaping ([UInt8]) throws(CKError) -> Void) throws(CKError) -> Void) throws(CKError) {
         var st = Glibc.stat()
         if lstat(path, &st) == 0 {
             switch st.st_mode & S_IFMT {
@@ -24,10 +30,33 @@ public enum OutputFile {
                 let fd = open(path, O_WRONLY | O_CLOEXEC | O_NOFOLLOW)
                 guard fd >= 0 else { throw CKError.internalError("cannot open \(path): \(FileIO.errnoText())") }
                 defer { close(fd) }
-                try FileIO.writeAll(fd, bytes, path: path)
+                try produce { (bytes) throws(CKError) in try FileIO.writeAll(fd, bytes, path: path) }
                 return
             }
         }
-        try FileIO.atomicWrite(path, bytes)
+        // As FileIO.atomicWrite does (the parent reached without following a link), with the bytes written as they come.
+        let parent = try FileIO.existingParent(path)
+        switch parent.kind() {
+        case nil, S_IFREG?: break
+        case S_IFLNK?: throw FileIO.refusedSymlink(path)
+        default: throw CKError(.invalidArguments, "\(path) is not a regular file")
+        }
+        let (tmp, fd) = try FileIO.createTemporary(in: parent)
+        let tmpPath = PathName.parent(path) + "/" + tmp
+        do throws(CKError) {
+            try produce { (bytes) throws(CKError) in try FileIO.writeAll(fd, bytes, path: tmpPath) }
+            guard fsync(fd) == 0 else { throw CKError.internalError("cannot sync \(tmpPath): \(FileIO.errnoText())") }
+        } catch {
+            close(fd)
+            unlinkat(parent.fd, tmp, 0)
+            throw error
+        }
+        close(fd)
+        guard renameat(parent.fd, tmp, parent.fd, parent.name) == 0 else {
+            let e = FileIO.errnoText()
+            unlinkat(parent.fd, tmp, 0)
+            throw CKError.internalError("cannot replace \(path): \(e)")
+        }
+        fsync(parent.fd)
     }
 }

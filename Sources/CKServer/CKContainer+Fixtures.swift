@@ -21,63 +21,6 @@ public struct FixtureSummary: Sendable {
 extension CKContainer {
     public static let fixtureFormat = "ck-fixtures/1"
 
-    /// What `caller` may see of an environment as one JSON document, in a stable order (export → import →
-    /// export is identical): the schema, the public records it may read, and its own private zones, records and
-    /// subscriptions. `allUsers` is an administrator's view: every user's data, no grants consulted.
-    /// `progress` is told bytes of zone logs read out of the total.
-    public func exportFixtures(_ environment: Environment, as caller: Caller, allUsers: Bool = false,
-                               progress: (Int, Int) -> Void = { _, _ in }) throws(CKError) -> JSON {
-        let db = database(.public, environment: environment, caller: caller)
-        let env = db.env
-        let signedIn = try accountStatus(of: caller).isSignedIn
-        // Whose private data the document holds: everyone's, the caller's, or (signed out) nobody's.
-        let owns: (String) -> Bool = { owner in allUsers || (signedIn && owner == caller.userRecordName) }
-        return try db.perform(.fixturesExport, administrator: allUsers) { (state) throws(CKError) -> JSON in
-            let schema = try env.readSchema()
-            let catalog = state.catalog
-            var zones: [JSON] = []
-            for z in catalog.zones.filter({ owns($0.zoneID.ownerRecordName) }).sorted(by: { ($0.zoneID.ownerRecordName, $0.zoneID.zoneName) < ($1.zoneID.ownerRecordName, $1.zoneID.zoneName) }) {
-                zones.append(.object(["database": .string(z.database.rawValue), "ownerRecordName": .string(z.zoneID.ownerRecordName),
-                                      "zoneName": .string(z.zoneID.zoneName),
-                                      "capabilities": .array(z.capabilities.sorted().map { .string($0.rawValue) }),
-                                      "created": .int(z.created)]))
-            }
-            var records: [JSON] = []
-            var hashes = Set<String>()
-            let paths = env.logPaths(ownedBy: owns).sorted()
-            let total = paths.reduce(0) { $0 + env.fileSize($1) }
-            var done = 0
-            for path in paths {
-                let database = path.hasPrefix(env.dir + "/public/") ? "public" : "private"
-                let live = CKDatabase.fold(try env.readLog(path).entries)
-                for r in live.values.sorted(by: { $0.recordName.utf8.lexicographicallyPrecedes($1.recordName.utf8) })
-                where database == "private" || state.gate.mayRead(r, schema: schema) {
-                    records.append(.object(["database": .string(database), "record": r.json()]))
-                    for v in r.fields.values { v.collectAssetHashes(into: &hashes) }
-                }
-                done += env.fileSize(path)
-                progress(done, total)
-            }
-            var assets: [String: JSON] = [:]
-            for h in hashes.sorted() {
-                guard let bytes = try env.readAsset(h) else {
-                    throw CKError(.assetFileNotFound, "\(env.assetPath(h)): a record refers to this asset but its file is missing",
-                                  hint: "run 'ck doctor'")
-                }
-                assets[h] = .string(Data(bytes).base64EncodedString())
-            }
-            return .object([
-                "format": .string(CKContainer.fixtureFormat), "container": .string(identifier),
-                "environment": .string(environment.rawValue), "schema": schema.json,
-                "users": .array(try users().filter { owns($0.userRecordName) }
-                    .map { .object(["name": .string($0.name), "userRecordName": .string($0.userRecordName)]) }),
-                "zones": .array(zones), "records": .array(records), "assets": .object(assets),
-                "subscriptions": .array(try SubscriptionFile.read(env.subscriptionsPath).subscriptions.filter { owns($0.ownerRecordName) }.map(\.json)),
-                "keyValueStores": try exportKeyValueStores(env, owns: owns),
-            ])
-        }
-    }
-
     /// The environment a fixtures document says it holds (`$.environment`), or nil when it says none.
     public static func fixtureEnvironment(_ doc: JSON) throws(CKError) -> Environment? {
         guard let value = doc["environment"], !value.isNull else { return nil }
@@ -95,9 +38,18 @@ extension CKContainer {
     @discardableResult
     public func importFixtures(_ doc: JSON, into environment: Environment, as caller: Caller, allUsers: Bool = false,
                                replace: Bool, label: String, progress: (Int, Int) -> Void = { _, _ in }) throws(CKError) -> FixtureSummary {
+        try importFixtures(FixtureDocument(doc), into: environment, as: caller, allUsers: allUsers, replace: replace, label: label, progress: progress)
+    }
+
+    /// The same for a document read as the import goes (`FixtureDocument`): its records and assets are read one at
+    /// a time, once to check them, again under the lock for the checks that need the store as it is, and once
+    /// more to write them a request at a time, so memory stays flat however many records it holds.
+    @discardableResult
+    public func importFixtures(_ doc: FixtureDocument, into environment: Environment, as caller: Caller, allUsers: Bool = false,
+                               replace: Bool, label: String, progress: (Int, Int) -> Void = { _, _ in }) throws(CKError) -> FixtureSummary {
         let me = caller.userRecordName
         let owns: (String) -> Bool = { owner in allUsers || owner == me }
-        func foreign(_ owner: String) -> String {
+        let foreign: (String) -> String = { owner in
             "it belongs to user \(owner), not to the acting \(caller.description); import as that user, or pass --all-users to load every user's data"
         }
         var problems: [CKError.ItemFailure] = []
@@ -111,11 +63,12 @@ extension CKContainer {
             }
             problems.append(.init(id: "\(label): \(at)", error: CKError.invalid(reason)))
         }
-        guard case .object(let o) = doc else { throw CKError.invalid("\(label): expected a JSON object (a ck fixtures document)") }
+        guard doc.isObject else { throw CKError.invalid("\(label): expected a JSON object (a ck fixtures document)") }
+        let o = doc.members
         if o["format"]?.stringValue != CKContainer.fixtureFormat {
             problem("$.format", "expected \"\(CKContainer.fixtureFormat)\"")
         }
-        do throws(CKError) { _ = try CKContainer.fixtureEnvironment(doc) } catch { problem("$.environment", error.reason) }
+        do throws(CKError) { _ = try CKContainer.fixtureEnvironment(.object(o)) } catch { problem("$.environment", error.reason) }
         let defaults = FixtureDefaults(caller: me, now: store.now())
         let db = database(.private, environment: environment, caller: caller)
         let env = db.env
@@ -152,17 +105,19 @@ extension CKContainer {
                 zones.append(zone)
             } catch { problem(path, error.reason) }
         }
-        var records: [(DatabaseScope, Record)] = []
-        // Records whose document gave no change tag: the import numbers them.
-        var untagged = Set<Int>()
-        var seen = Set<String>()
-        for (i, item) in (o["records"]?.arrayValue ?? []).enumerated() {
+        let zoneIDs = Set(zones.map { "\($0.zoneID.ownerRecordName)/\($0.zoneID.zoneName)" })
+        // The schema before the records: every later read of them starts here, so each record is read exactly as
+        // it was checked (its defaults depend on the schema the records before it made).
+        let schemaBeforeRecords = schema
+        /// One element of `$.records` as a record: nil, with `report` told why, when it is not a valid one.
+        let readRecord = { (i: Int, item: JSON, schema: inout Schema, seen: inout Set<String>,
+                            report: (String, String) -> Void) -> (db: DatabaseScope, record: Record, tagged: Bool)? in
             let path = "$.records[\(i)]"
             let dbName = item["database"] == nil ? DatabaseScope.private.rawValue : item["database"]?.stringValue
             guard let db = dbName.flatMap(DatabaseScope.init(rawValue:)), db != .shared else {
-                problem(path + ".database", "expected \"public\" or \"private\""); continue
+                report(path + ".database", "expected \"public\" or \"private\""); return nil
             }
-            guard let given = item["record"] else { problem(path + ".record", "missing"); continue }
+            guard let given = item["record"] else { report(path + ".record", "missing"); return nil }
             do throws(CKError) {
                 let (rj, tagged) = try defaults.record(given, database: db, schema: schema, path: path + ".record")
                 let r = try Record(json: rj, path: path + ".record")
@@ -181,7 +136,7 @@ extension CKContainer {
                         throw CKError.invalid("zoneID.ownerRecordName is not a user record name")
                     }
                     guard owns(r.zoneID.ownerRecordName) else { throw CKError.invalid(foreign(r.zoneID.ownerRecordName)) }
-                    guard r.zoneID.isDefault || zones.contains(where: { $0.zoneID == r.zoneID }) else {
+                    guard r.zoneID.isDefault || zoneIDs.contains("\(r.zoneID.ownerRecordName)/\(r.zoneID.zoneName)") else {
                         throw CKError.invalid("zone '\(r.zoneID.zoneName)' is not among $.zones")
                     }
                 }
@@ -192,23 +147,56 @@ extension CKContainer {
                 do throws(CKError) { _ = try schema.admit(recordType: r.recordType, values: r.fields, environment: environment) } catch {
                     throw CKError.invalid("\(path).record: \(error.reason)")
                 }
-                if !tagged { untagged.insert(records.count) }
-                records.append((db, r))
-            } catch { problem(path, error.reason) }
+                return (db, r, tagged)
+            } catch { report(path, error.reason); return nil }
         }
-        var assets: [String: [UInt8]] = [:]
-        for (h, v) in o["assets"]?.objectValue ?? [:] {
-            guard let s = v.stringValue, let d = Data(base64Encoded: s) else { problem("$.assets.\(h)", "expected base64 bytes"); continue }
-            let bytes = [UInt8](d)
-            guard SHA256.hex(bytes) == h else { problem("$.assets.\(h)", "the bytes' SHA-256 is not the key"); continue }
-            assets[h] = bytes
+        // The first read of the records: checked one at a time; what the later steps need is kept, not the records.
+        var recordCount = 0
+        var anyUntagged = false
+        var highestTag: Int64 = 0
+        var referenced = Set<String>()
+        var publicItems: [(index: Int, name: String, type: String)] = []
+        var privateUse = QuotaBudget(limit: 0, owner: "", raise: "", records: [])
+        var publicUse = privateUse
+        do {
+            var seen = Set<String>()
+            try doc.forEachRecord { (i, item) throws(CKError) in
+                guard let (db, r, tagged) = readRecord(i, item, &schema, &seen, problem) else { return }
+                recordCount += 1
+                if !tagged { anyUntagged = true }
+                if let n = Int64(r.changeTag, radix: 36) { highestTag = max(highestTag, n) }
+                for v in r.fields.values { v.collectAssetHashes(into: &referenced) }
+                if db == .public {
+                    publicItems.append((i, r.recordName, r.recordType))
+                    publicUse.add(r)
+                } else {
+                    privateUse.add(r)
+                }
+            }
+        }
+        // Every later read replays the first exactly (the document is the one checked: a file changed since is
+        // refused), so a record that fails now means the document changed under the import.
+        let replayRecords = { (body: (Int, DatabaseScope, Record, Bool) throws(CKError) -> Void) throws(CKError) -> Void in
+            var replaySchema = schemaBeforeRecords
+            var replaySeen = Set<String>()
+            try doc.forEachRecord { (i, item) throws(CKError) in
+                var changed: String?
+                guard let (db, r, tagged) = readRecord(i, item, &replaySchema, &replaySeen, { changed = changed ?? "\($0): \($1)" }) else {
+                    throw CKError.invalid("\(label): \(changed ?? "$.records[\(i)]"): the document changed while it was being imported; nothing was imported")
+                }
+                try body(i, db, r, tagged)
+            }
+        }
+        var assetKeys = Set<String>()
+        try doc.forEachAsset { (h, v) throws(CKError) in
+            guard let s = v.stringValue, let d = Data(base64Encoded: s) else { problem("$.assets.\(h)", "expected base64 bytes"); return }
+            guard SHA256.hex([UInt8](d)) == h else { problem("$.assets.\(h)", "the bytes' SHA-256 is not the key"); return }
+            assetKeys.insert(h)
         }
         let subscriptions = validateSubscriptions(o["subscriptions"], schema: schema, zones: zones, environment: environment, defaultOwner: me,
                                                   owns: owns, foreign: foreign, problem: problem)
         let keyValueStores = validateKeyValueStores(o["keyValueStores"], defaultUser: me, owns: owns, foreign: foreign, problem: problem)
-        var referenced = Set<String>()
-        for (_, r) in records { for v in r.fields.values { v.collectAssetHashes(into: &referenced) } }
-        for h in referenced.sorted() where assets[h] == nil && !env.hasAsset(h) {
+        for h in referenced.sorted() where !assetKeys.contains(h) && !env.hasAsset(h) {
             problem("$.assets", "no bytes for asset \(h), which a record refers to")
         }
         if !problems.isEmpty {
@@ -217,7 +205,7 @@ extension CKContainer {
         var written = 0
         let summary = try db.perform(.fixturesImport, administrator: allUsers, progress: { (n) in
             written += n
-            progress(written, records.count)
+            progress(written, recordCount)
         }) { (state) throws(CKError) -> FixtureSummary in
             // Every permission check uses the grants in force before the import, never the document's.
             // (The operation runs in the private database, so the public records are checked with the public gate.)
@@ -225,27 +213,28 @@ extension CKContainer {
             let current = try env.readSchema()
             // The schema the import leaves: an administrator's is the document's; a user's may only grow as its
             // saves would grow it (checked below), so it never changes grants or roles.
-            let newSchema = allUsers ? schema : try userSchema(declaresSchema ? schema : nil, current: current, records: records.map(\.1),
-                                                                environment: environment, caller: caller, label: label)
+            let newSchema = allUsers ? schema : try userSchema(declaresSchema ? schema : nil, current: current, records: { (body) throws(CKError) in
+                try replayRecords { (_, _, r, _) throws(CKError) in try body(r) }
+            }, environment: environment, caller: caller, label: label)
             // A caller replaces only the public records it may delete: the others (another creator's, when the
             // type grants WRITE to _creator) stay.
             var kept: [Record] = []
             let publicDB = database(.public, environment: environment, caller: caller)
             let publicLog = env.logPath(database: .public, zone: publicDB.zoneID(Names.defaultZoneName))
-            let publicLive = CKDatabase.fold(try env.readLog(publicLog).entries)
-            if !allUsers {
-                kept = publicLive.keys.sorted().compactMap { publicLive[$0] }.filter { gate.writeRefusal($0, schema: current) != nil }
-            }
+            // Only where each live record's line is, and whether the caller may not delete it: the records are
+            // not held, save the kept ones.
+            let publicLive = try env.liveLines(publicLog) { allUsers ? false : gate.writeRefusal($0, schema: current) != nil }
+            let keptLines = publicLive.keys.sorted().compactMap { name in publicLive[name].flatMap { $0.keep ? ($0.offset, $0.length) : nil } }
+            try env.readRecords(publicLog, at: keptLines) { (r) throws(CKError) in kept.append(r) }
             let keptNames = Dictionary(kept.map { ($0.recordName, $0) }) { a, _ in a }
-            let denied = records.enumerated().compactMap { (i, item) -> CKError.ItemFailure? in
-                guard item.0 == .public else { return nil }
-                if let other = keptNames[item.1.recordName] {
-                    return .init(id: "$.records[\(i)]", error: CKError(.permissionFailure,
+            let denied = publicItems.compactMap { (item) -> CKError.ItemFailure? in
+                if let other = keptNames[item.name] {
+                    return .init(id: "$.records[\(item.index)]", error: CKError(.permissionFailure,
                         "public record '\(other.recordName)' was created by \(other.created.userRecordName), and the acting \(caller.description) may not replace it",
                         serverErrorCode: "ACCESS_DENIED"))
                 }
-                guard let refusal = gate.createRefusal(type: item.1.recordType, schema: current) else { return nil }
-                return .init(id: "$.records[\(i)]", error: refusal)
+                guard let refusal = gate.createRefusal(type: item.type, schema: current) else { return nil }
+                return .init(id: "$.records[\(item.index)]", error: refusal)
             }
             if !denied.isEmpty {
                 throw CKError(.permissionFailure, "\(label): the acting \(caller.description) may not create \(denied.count) public record\(denied.count == 1 ? "" : "s"); nothing was imported",
@@ -259,7 +248,7 @@ extension CKContainer {
             // only --replace may replace.
             for p in mine where !existing {
                 existing = env.relative(p) == env.relative(publicLog) ? publicLive.count > kept.count
-                    : !CKDatabase.fold(try env.readLog(p).entries).isEmpty
+                    : try !env.liveLines(p, keep: { _ in false }).isEmpty
             }
             let oldSubscriptions = try SubscriptionFile.read(env.subscriptionsPath).subscriptions
             let existingSubscriptions = oldSubscriptions.contains { owns($0.ownerRecordName) }
@@ -272,50 +261,27 @@ extension CKContainer {
             // would; the administrator's load is not counted (docs/quotas.md).
             if !allUsers {
                 if let budget = try db.quotaBudget(catalog: state.catalog, info: state.info) {
-                    try budget.admitReplacement(by: records.filter { $0.0 == .private }.map(\.1))
+                    try budget.admitReplacement(using: privateUse)
                 }
                 if let budget = try publicDB.quotaBudget(catalog: state.catalog, info: state.info) {
-                    try budget.admitReplacement(by: kept + records.filter { $0.0 == .public }.map(\.1))
+                    var use = publicUse
+                    for r in kept { use.add(r) }
+                    try budget.admitReplacement(using: use)
                 }
             }
             // Zones this import replaces go through the effects stage's bookkeeping: the database change feed
             // reports them deleted, so devices toss their copies.
             if replace { try db.recordDropped(myZones, catalog: &catalog) }
-            var seq = try env.highestSeq(catalog: catalog)
-            if !untagged.isEmpty {
-                // Numbers for untagged records come after every tag the document gives, so none meets another.
-                for (_, r) in records { if let n = Int64(r.changeTag, radix: 36) { seq = max(seq, n) } }
-            }
-            var byLog: [String: [LogEntry]] = [:]
-            var order: [String] = []
-            // Kept records go into the new public log as they are, change tags included.
-            for r in kept {
-                let path = env.relative(publicLog)
-                if byLog[path] == nil { order.append(path) }
-                seq += 1
-                byLog[path, default: []].append(.save(seq: seq, record: r))
-                if let n = Int64(r.changeTag, radix: 36) { seq = max(seq, n) }
-            }
-            for (i, (db, given)) in records.enumerated() {
-                var r = given
-                let path = env.relative(env.logPath(database: db, zone: r.zoneID))
-                if byLog[path] == nil { order.append(path) }
-                seq += 1
-                if untagged.contains(i) { r.changeTag = CKDatabase.changeTag(seq: seq) }
-                byLog[path, default: []].append(.save(seq: seq, record: r))
-                // Imported tags stay as they were; later tags must not meet them.
-                if let n = Int64(r.changeTag, radix: 36) { seq = max(seq, n) }
-            }
-            catalog.zones.removeAll { owns($0.zoneID.ownerRecordName) }
-            catalog.zones += zones.map { var z = $0; seq += 1; z.seq = seq; return z }
-            catalog.lastSeq = seq
+            var firstSeq = try env.highestSeq(catalog: catalog)
+            // Numbers for untagged records come after every tag the document gives, so none meets another.
+            if anyUntagged { firstSeq = max(firstSeq, highestTag) }
             let writeSubscriptions = !subscriptions.isEmpty || env.hasSubscriptionsFile
             // What is replaced: the public database and the caller's private tree and notifications (everyone's
             // with allUsers). The new trees are built aside and swapped in whole.
             let privateTrees = allUsers ? ["private"] : me.map { ["private/" + $0] } ?? []
             let notifications = allUsers ? ["notifications"] : me.map { ["notifications/" + $0 + ".jsonl"] } ?? []
             // New asset files and key-value stores go in with the rest, so a failed import leaves none behind.
-            let newAssets = assets.keys.sorted().filter { !env.hasAsset($0) }
+            let newAssets = assetKeys.sorted().filter { !env.hasAsset($0) }
             let kvDir = env.relative(env.keyValueDir)
             let kvFiles = keyValueStores.map { kvDir + "/" + $0.userRecordName + ".json" }
             let oldKV = replace ? env.keyValueUsers().filter(owns).map { kvDir + "/" + $0 + ".json" }.filter { !kvFiles.contains($0) } : []
@@ -325,19 +291,60 @@ extension CKContainer {
             var replacement = EnvironmentReplacement(operation: "import", staging: staging)
             replacement.remove = notifications + oldKV
             replacement.trees = trees
-            replacement.files = newAssets.compactMap { h in assets[h].map { (env.relative(env.assetPath(h)), $0) } }
             replacement.keyValue = keyValueStores.map { (kvDir + "/" + $0.userRecordName + ".json", $0) }
-            replacement.logs = order.compactMap { rel in byLog[rel].map { (rel, $0) } }
             replacement.chunk = CKDatabase.maxOperationsPerRequest
             replacement.schema = newSchema
-            replacement.catalog = catalog
+            let publicName = env.relative(publicLog)
+            let chunk = replacement.chunk
+            let wanted = Set(newAssets)
+            // The lines and asset files are made as the one writer builds the new trees: the records are read from
+            // the document a last time, each log's lines gathered into requests of `chunk` and written as they fill.
+            replacement.build = { [catalog] (file, lines) throws(CKError) -> ZoneCatalog in
+                if !wanted.isEmpty {
+                    try doc.forEachAsset { (h, v) throws(CKError) in
+                        guard wanted.contains(h), let s = v.stringValue, let d = Data(base64Encoded: s) else { return }
+                        try file(env.relative(env.assetPath(h)), [UInt8](d))
+                    }
+                }
+                var seq = firstSeq
+                var pending: [String: [LogEntry]] = [:]
+                var order: [String] = []
+                func add(_ log: String, _ entry: LogEntry) throws(CKError) {
+                    if pending[log] == nil { order.append(log) }
+                    pending[log, default: []].append(entry)
+                    if let full = pending[log], full.count >= chunk {
+                        try lines(log, full)
+                        pending[log] = []
+                    }
+                }
+                // Kept records go into the new public log as they are, change tags included.
+                for r in kept {
+                    seq += 1
+                    try add(publicName, .save(seq: seq, record: r))
+                    if let n = Int64(r.changeTag, radix: 36) { seq = max(seq, n) }
+                }
+                try replayRecords { (_, db, given, tagged) throws(CKError) in
+                    var r = given
+                    seq += 1
+                    if !tagged { r.changeTag = CKDatabase.changeTag(seq: seq) }
+                    try add(env.relative(env.logPath(database: db, zone: r.zoneID)), .save(seq: seq, record: r))
+                    // Imported tags stay as they were; later tags must not meet them.
+                    if let n = Int64(r.changeTag, radix: 36) { seq = max(seq, n) }
+                }
+                for log in order { if let rest = pending[log], !rest.isEmpty { try lines(log, rest) } }
+                var done = catalog
+                done.zones.removeAll { owns($0.zoneID.ownerRecordName) }
+                done.zones += zones.map { var z = $0; seq += 1; z.seq = seq; return z }
+                done.lastSeq = seq
+                return done
+            }
             var file = SubscriptionFile()
             file.subscriptions = oldSubscriptions.filter { !owns($0.ownerRecordName) } + subscriptions
             replacement.subscriptions = file
             // The caller and the document's users are listed with the data, all or nothing.
             try stageRegistration(of: (caller.userName.map { [$0] } ?? []) + users.map { $0.0 }, info: state.info, in: &replacement, env: env)
             state.changes.append(.replaceEnvironment(replacement))
-            return FixtureSummary(zones: zones.count, records: records.count, assets: assets.count, users: users.count,
+            return FixtureSummary(zones: zones.count, records: recordCount, assets: assetKeys.count, users: users.count,
                                   subscriptions: subscriptions.count, keyValueStores: keyValueStores.count, kept: kept.count)
         }
         try finishRegistration(env)
@@ -348,14 +355,14 @@ extension CKContainer {
     /// development's saves grow it. A user may only add what saves add — record types (with the grants CloudKit
     /// gives a new type) and fields, in development — so a document that would change roles, grants, indexes or
     /// types, or remove anything, is refused (permissionFailure, every change listed).
-    func userSchema(_ declared: Schema?, current: Schema, records: [Record], environment: Environment, caller: Caller,
-                    label: String) throws(CKError) -> Schema {
+    func userSchema(_ declared: Schema?, current: Schema, records: ((Record) throws(CKError) -> Void) throws(CKError) -> Void,
+                    environment: Environment, caller: Caller, label: String) throws(CKError) -> Schema {
         var target = declared ?? current
         // A type the document declares without grants gets CloudKit's defaults, as a save would give it.
         for (name, t) in target.recordTypes where t.grants.isEmpty && current.typesWithUsers[name] == nil {
             target.recordTypes[name]?.grants = RecordTypeSchema.defaultGrants
         }
-        for r in records {
+        try records { (r) throws(CKError) in
             do throws(CKError) { _ = try target.admit(recordType: r.recordType, values: r.fields, environment: environment) } catch {
                 throw CKError.invalid("\(label): record '\(r.recordName)': \(error.reason)")
             }

@@ -33,6 +33,14 @@ extension CKStore {
     public func importFixtures(intoNewContainer id: String, _ doc: JSON, into environment: Environment, as caller: Caller,
                                allUsers: Bool, replace: Bool, label: String,
                                progress: (Int, Int) -> Void = { _, _ in }) throws(CKError) -> FixtureSummary {
+        try importFixtures(intoNewContainer: id, FixtureDocument(doc), into: environment, as: caller, allUsers: allUsers,
+                           replace: replace, label: label, progress: progress)
+    }
+
+    /// The same for a document read as the import goes (`ck import` of a file).
+    public func importFixtures(intoNewContainer id: String, _ doc: FixtureDocument, into environment: Environment, as caller: Caller,
+                               allUsers: Bool, replace: Bool, label: String,
+                               progress: (Int, Int) -> Void = { _, _ in }) throws(CKError) -> FixtureSummary {
         try perform(.containerCreate, container: id, environment: environment,
                     validate: { () throws(CKError) in try refuseNearMiss(container: id) }) { () throws(CKError) in
             try importFixturesBody(intoNewContainer: id, doc, into: environment, as: caller, allUsers: allUsers, replace: replace,

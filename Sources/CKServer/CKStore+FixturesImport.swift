@@ -6,7 +6,7 @@ extension CKStore {
     /// Imports `doc` into a container `id` that does not exist yet, as one operation: the container is built
     /// aside (in the pending directory of a root intent) and renamed in only once the import succeeded, so a
     /// failed import, or a crash before the commit, leaves no container behind.
-    package func importFixturesBody(intoNewContainer id: String, _ doc: JSON, into environment: Environment, as caller: Caller,
+    package func importFixturesBody(intoNewContainer id: String, _ doc: FixtureDocument, into environment: Environment, as caller: Caller,
                                allUsers: Bool, replace: Bool, label: String,
                                progress: (Int, Int) -> Void = { _, _ in }) throws(CKError) -> FixtureSummary {
         try Names.validateContainerID(id)

@@ -69,8 +69,17 @@ extension EnvironmentStore {
             for f in r.files { try staged.writeBytes(f.name, f.bytes) }
             for kv in r.keyValue { try staged.write(kv.file, as: kv.name) }
             for log in r.logs { try staged.appendLog(log.name, log.entries, chunk: r.chunk, written: progress) }
+            var catalog = r.catalog
+            if let build = r.build {
+                var tails: [String: ZoneLogContents] = [:]
+                catalog = try build({ (name, bytes) throws(CKError) in try staged.writeBytes(name, bytes) },
+                                    { (name, entries) throws(CKError) in
+                                        tails[name] = try staged.appendRequest(name, entries, after: tails[name] ?? ZoneLogContents())
+                                        progress(entries.count)
+                                    })
+            }
             if let s = r.schema { try staged.writeSchema(s) }
-            if let c = r.catalog { try staged.writeCatalog(c) }
+            if let c = catalog { try staged.writeCatalog(c) }
             if let file = r.subscriptions { try staged.write(file) }
         }
     }

@@ -52,4 +52,14 @@ struct StagedEnvironment {
             written(part.count)
         }
     }
+
+    /// Appends one request's lines to the log at `name` (a path under a staged tree) after `tail`, the state
+    /// the previous request left (an empty one for a new log); returns the state after these lines.
+    func appendRequest(_ name: String, _ entries: [LogEntry], after tail: ZoneLogContents) throws(CKError) -> ZoneLogContents {
+        guard let top = paths.keys.filter({ name.hasPrefix($0 + "/") }).max(by: { $0.count < $1.count }),
+              let root = paths[top] else { return tail }
+        let path = root + name.dropFirst(top.count)
+        let spans = try ZoneLog.append(path, entries, after: tail, sync: false)
+        return ZoneLogContents.after(tail, spans: spans, count: entries.count)
+    }
 }

@@ -51,6 +51,12 @@ package struct EnvironmentReplacement {
     /// Zone logs by name, in order, written in requests of `chunk` lines.
     package var logs: [(name: String, entries: [LogEntry])] = []
     package var chunk = 200
+    /// Asset files and zone log lines made while the replacement is built, so they are never all in memory (a
+    /// fixtures import reads them from its document again): handed a writer of files and a writer of one
+    /// request's lines (by log name, each at most `chunk` lines), it returns the catalog to write in place of
+    /// `catalog` (the one its sequence numbers end in).
+    package var build: ((_ file: (String, [UInt8]) throws(CKError) -> Void,
+                         _ lines: (String, [LogEntry]) throws(CKError) -> Void) throws(CKError) -> ZoneCatalog)?
     package var schema: Schema?
     package var catalog: ZoneCatalog?
     package var subscriptions: SubscriptionFile?

@@ -68,8 +68,12 @@ enum ExecCommand {
         }
         if let file = inv.parsed.value("export-on-exit") {
             do {
-                let doc = try store.container(id).exportFixtures(env, as: try inv.caller(), allUsers: true)
-                try inv.writeDocument(doc.pretty() + "\n", to: file)
+                let container = try store.container(id)
+                let caller = try inv.caller()
+                // Streamed as `ck export` is: the document is never whole in memory.
+                try inv.writeDocument(to: file) { (put) throws(CKError) in
+                    try container.exportFixtures(env, as: caller, allUsers: true, to: put)
+                }
             } catch {
                 // The command's own failure is what the job reports; a failed export turns only success into failure.
                 let failed = ErrorReport.report(error, invocation: inv, terminal: inv.terminal, json: false)

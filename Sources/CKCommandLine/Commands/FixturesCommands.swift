@@ -25,18 +25,10 @@ enum FixturesCommands {
                    ("ck import --all-users dev.json --into-env production", "Load a development export into production.")],
         run: runImport)
 
-    /// Parses a fixtures file argument ('-' for stdin); returns the document and the label errors name it by.
-    static func readDocument(_ inv: Invocation, _ file: String) throws -> (JSON, String) {
-        let label = file == "-" ? "<stdin>" : file
-        do { return (try JSON.parse(utf8: try inv.readInput(file, what: "the fixtures document (JSON)", limit: InputLimit.document, limitName: "the most ck reads for a fixtures document")), label) } catch let e as JSONParseError {
-            throw CKError(.invalidArguments, "\(label):\(e.line):\(e.column): invalid JSON: \(e.message)", hint: "nothing was imported")
-        }
-    }
-
     /// Imports `doc` into the container -c (or CK_CONTAINER) names, else into the document's own (created with the
     /// import, as one operation, when the store lacks it), else into the current one. Returns what was loaded,
     /// into which container, and whether that container was created.
-    static func importDocument(_ inv: Invocation, _ doc: JSON, into store: CKStore, environment env: Environment, label: String,
+    static func importDocument(_ inv: Invocation, _ doc: FixtureDocument, into store: CKStore, environment env: Environment, label: String,
                                allUsers: Bool, replace: Bool, progress: (Int, Int) -> Void) throws -> (FixtureSummary, String, Bool) {
         let caller = try inv.caller()
         let named = inv.setting("container", env: "CK_CONTAINER")
@@ -56,11 +48,15 @@ enum FixturesCommands {
         guard inv.positionals.isEmpty else { throw UsageError("export takes no arguments; use --file", command: inv.command.path) }
         let progress = ProgressLine(inv, verb: "exporting", bytes: true)
         defer { progress.finish() }
-        let doc = try inv.container().exportFixtures(try inv.environment(), as: try inv.caller(), allUsers: inv.parsed.flag("all-users"),
-                                                     progress: progress.update)
+        let container = try inv.container()
+        let (env, caller, allUsers) = (try inv.environment(), try inv.caller(), inv.parsed.flag("all-users"))
+        // Streamed: the document's text goes out a piece at a time as records are read, never whole in memory.
+        try inv.writeDocument(to: inv.parsed.value("file")) { (put) throws(CKError) in
+            try container.exportFixtures(env, as: caller, allUsers: allUsers, progress: progress.update, to: put)
+            // The line ends before the note that the file was written.
+            progress.finish()
+        }
         progress.finish()
-        let text = doc.pretty() + "\n"
-        try inv.writeDocument(text, to: inv.parsed.value("file"))
         return ExitCode.success
     }
 
@@ -81,9 +77,9 @@ enum FixturesCommands {
 
     /// The environment an import loads into: `--into-env`, else `-e`/`CK_ENV` when it agrees with the document's
     /// `environment`, else the document's (development when it names none).
-    static func importEnvironment(_ inv: Invocation, _ doc: JSON, label: String) throws -> Environment {
+    static func importEnvironment(_ inv: Invocation, _ doc: FixtureDocument, label: String) throws -> Environment {
         let documented: Environment?
-        do { documented = try CKContainer.fixtureEnvironment(doc) } catch {
+        do { documented = try CKContainer.fixtureEnvironment(.object(doc.members)) } catch {
             throw CKError(.invalidArguments, "\(label): $.environment: \(error.reason)", hint: "nothing was imported")
         }
         if let into = inv.parsed.value("into-env") {
@@ -104,7 +100,7 @@ enum FixturesCommands {
         return asked
     }
 
-    static func load(_ inv: Invocation, _ doc: JSON, into env: Environment, label: String) throws -> Int32 {
+    static func load(_ inv: Invocation, _ doc: FixtureDocument, into env: Environment, label: String) throws -> Int32 {
         let progress = ProgressLine(inv, verb: "imported")
         defer { progress.finish() }
         let store = try inv.store()

@@ -236,6 +236,19 @@ final class Invocation {
         note("wrote \(file)")
     }
 
+    /// Writes a document made a piece at a time (`produce` hands each piece to the writer it is given) to `file`
+    /// through the one `--file` writer, else to stdout as it comes.
+    func writeDocument(to file: String?, produce: (_ put: ([UInt8]) throws(CKError) -> Void) throws(CKError) -> Void) throws {
+        guard let file else {
+            // Each piece holds whole characters (the producer cuts between JSON tokens).
+            try produce { (bytes) throws(CKError) in self.out(String(decoding: bytes, as: UTF8.self)) }
+            return
+        }
+        let path = file.hasPrefix("/") ? file : terminal.workingDirectory + "/" + file
+        try OutputFile.write(path) { (put) throws(CKError) in try produce(put) }
+        note("wrote \(file)")
+    }
+
     /// The one writer of a file a user names for output (`--file`, `--output-file`, `--export-on-exit`,
     /// `schema fmt`, `man --dir`): relative to the working directory, through `OutputFile`, so every command
     /// refuses a symlink at the target and replaces a regular file atomically.

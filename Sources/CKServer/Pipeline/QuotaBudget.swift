@@ -60,7 +60,11 @@ extension QuotaBudget {
     /// Admits replacing the database's records by `records` (a fixtures import): refused, as a save would be,
     /// when they would end above the limit and use more than the database does now.
     package func admitReplacement(by records: [Record]) throws(CKError) {
-        let next = QuotaBudget(limit: limit, owner: owner, raise: raise, records: records)
+        try admitReplacement(using: QuotaBudget(limit: limit, owner: owner, raise: raise, records: records))
+    }
+
+    /// The same, with the new records' use already summed in `next` (added a record at a time as an import reads them).
+    package func admitReplacement(using next: QuotaBudget) throws(CKError) {
         if next.used > limit && next.used > used {
             throw CKError(.quotaExceeded,
                           "the import needs \(next.used) bytes in \(owner), which has used \(used) of its \(limit) bytes; nothing was imported",
