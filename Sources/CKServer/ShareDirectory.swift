@@ -76,6 +76,11 @@ extension CKDatabase {
                                   hint: "name it with its owner: -z \(name):<owner user name>")
         }
         guard let zone = matching.first else {
+            if name == Names.defaultZoneName {
+                let names = zones.map(\.zoneID.zoneName)
+                throw CKError(.zoneNotFound, "The shared database has no default zone: every shared zone is named",
+                              hint: names.isEmpty ? "accept a share first ('ck share accept <url>')" : "name one with -z: " + names.joined(separator: ", "))
+            }
             let close = Names.closest(to: name, among: zones.map(\.zoneID.zoneName))
             let hint = zones.isEmpty
                 ? "the shared database holds only zones of shares you accepted: 'ck share accept <url>' (your own zones are in --db private)"
