@@ -43,6 +43,10 @@ import Testing
         #expect(root["shortGUID"] as? String == guid, "\(fetched.stdout)")
 
         #expect(try s.ck("--as", "alice", "-z", "Lists", "share", "invite", "list-1", "bob").status == 0)
+        // While bob's invitation is pending, carol (not invited) may be an invitee under another identity.
+        let unverified = try s.ck("--as", "carol", "share", "resolve", link)
+        #expect(unverified.status == 7, "\(unverified.stderr)")
+        #expect(unverified.stderr.contains("participantMayNeedVerification (33)"), "\(unverified.stderr)")
         // Before accepting, bob's shared database is empty.
         #expect(try s.ck("--as", "bob", "--db", "shared", "zone", "list", "-o", "name").stdout == "")
         let resolved = try s.ck("--as", "bob", "share", "resolve", link, "-o", "plain")
