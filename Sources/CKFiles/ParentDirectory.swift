@@ -62,13 +62,13 @@ package final class ParentDirectory {
         // Cache keys are normalized paths (DirectoryCache.key), whatever the registered root's spelling.
         let base = DirectoryCache.key(root)
         var depth = parts.count - 1
-        var at = base + (depth > 0 ? "/" + parts[0..<depth].joined(separator: "/") : "")
+        var at = base + (depth > 0 ? "/" + Array(parts[0..<depth]).joined(by: "/") : "")
         var current: OpenDirectory? = nil
         while true {
             if let known = DirectoryCache.lookup(at) { current = known; break }
             if depth == 0 { break }
             depth -= 1
-            at = base + (depth > 0 ? "/" + parts[0..<depth].joined(separator: "/") : "")
+            at = base + (depth > 0 ? "/" + Array(parts[0..<depth]).joined(by: "/") : "")
         }
         var dir: OpenDirectory
         if let current {
