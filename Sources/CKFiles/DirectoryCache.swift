@@ -4,8 +4,9 @@ import Synchronization
 /// The store directories this process has already reached link-free, open, by path: a walk starts at the deepest
 /// one it finds instead of at the root, so a command opens each directory once rather than once per file
 /// (issue 29). Every entry was reached with O_NOFOLLOW, so using it follows no link. An entry is forgotten when
-/// this process renames or removes it or a directory above it, and when a store lock is taken all but the lock
-/// file's own directories are forgotten, so what another process moved while this one waited is walked afresh.
+/// this process renames or removes it or a directory above it; when a store lock is taken all but the lock
+/// file's own directories are forgotten (what another process moved while this one waited is walked afresh),
+/// and when one is released all are, so a long-running process never keeps a tree others have since replaced.
 package enum DirectoryCache {
     private static let entries = Mutex<[String: OpenDirectory]>([:])
 
@@ -32,6 +33,11 @@ package enum DirectoryCache {
             let below = path + "/"
             table = table.filter { $0.key != path && !$0.key.utf8.starts(with: below.utf8) }
         }
+    }
+
+    /// Forgets every directory.
+    package static func forgetAll() {
+        entries.withLock { $0.removeAll() }
     }
 
     /// Forgets every directory but those on the way to `lock` (another process may have moved any of them; the

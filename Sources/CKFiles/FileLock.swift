@@ -155,6 +155,9 @@ package final class FileLock {
         flock(fd, LOCK_UN)
         close(fd)
         fd = -1
+        // Unlocked, others may move any directory (a long `ck serve` would otherwise keep reaching a deleted
+        // container's tree): the next lock is walked to afresh.
+        DirectoryCache.forgetAll()
     }
 
     deinit { unlock() }
