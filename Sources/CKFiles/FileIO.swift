@@ -180,11 +180,10 @@ package enum FileIO {
     /// Refuses the directory `dir` when any of `names` in it is a symbolic link: a command checks the directories
     /// it lists (a listing can't tell a missing directory from a link it won't follow) before it reads them.
     package static func refuseLinks(in dir: String, _ names: [String]) throws(CKError) {
-        guard let parent = try ParentDirectory.open(dir), let fd = try parent.openDirectory() else { return }
-        defer { close(fd) }
+        guard let directory = try ParentDirectory.directory(dir) else { return }
         for name in names {
             var st = Glibc.stat()
-            if fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && (st.st_mode & S_IFMT) == S_IFLNK {
+            if fstatat(directory.fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && (st.st_mode & S_IFMT) == S_IFLNK {
                 throw refusedSymlink(dir + "/" + name)
             }
         }
@@ -192,6 +191,11 @@ package enum FileIO {
 
     /// Opens a directory of the store (no link followed at any component); nil when it is missing or can't be reached.
     package static func openDirectory(_ dir: String) -> Int32? {
+        // A directory already open is reopened through itself: one openat, a descriptor (and offset) of its own.
+        if let known = ParentDirectory.known(dir) {
+            let fd = openat(known.fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+            return fd >= 0 ? fd : nil
+        }
         guard let parent = try? ParentDirectory.open(dir) else { return nil }
         return (try? parent.openDirectory()) ?? nil
     }
@@ -284,6 +288,8 @@ package enum FileIO {
     /// Renames a file or directory of the store (renameat; no link followed on the way to either).
     package static func rename(_ from: String, _ to: String) throws(CKError) {
         let a = try existingParent(from), b = try existingParent(to)
+        DirectoryCache.forget(from)
+        DirectoryCache.forget(to)
         guard renameat(a.fd, a.name, b.fd, b.name) == 0 else {
             throw CKError.internalError("cannot move \(from) to \(to): \(errnoText())")
         }
@@ -301,12 +307,14 @@ package enum FileIO {
     @discardableResult
     package static func removeEmptyDirectory(_ path: String) -> Bool {
         guard let parent = try? ParentDirectory.open(path) else { return false }
+        DirectoryCache.forget(path)
         return unlinkat(parent.fd, parent.name, AT_REMOVEDIR) == 0
     }
 
     /// Removes a tree: renamed aside first so a crash never leaves it half-removed under its real name.
     package static func removeTree(_ path: String) throws(CKError) {
         guard let parent = try ParentDirectory.open(path), parent.kind() != nil else { return }
+        DirectoryCache.forget(path)
         // A short name: the original may already be as long as a file name can be.
         let trash = deletingPrefix + String(UInt64.random(in: 0...UInt64.max), radix: 36) + "-\(getpid())"
         guard renameat(parent.fd, parent.name, parent.fd, trash) == 0 else {
@@ -322,6 +330,7 @@ package enum FileIO {
     /// Removes a file or a tree in place; symlinks inside are removed, never followed.
     package static func removeNow(_ path: String) {
         guard let parent = try? ParentDirectory.open(path) else { return }
+        DirectoryCache.forget(path)
         removeEntry(parent.fd, parent.name)
     }
 

@@ -64,7 +64,8 @@ package final class FileLock {
         }
         let mode = exclusive ? LOCK_EX : LOCK_SH
         // Uncontended, the lock is taken at once; a wait past a second is told (another ck is at work).
-        if flock(fd, mode | LOCK_NB) == 0 { return }
+        // Once locked, directories another process moved meanwhile are walked afresh.
+        if flock(fd, mode | LOCK_NB) == 0 { DirectoryCache.forgetAll(keepingWayTo: path); return }
         let timeout: Double
         do throws(CKError) { timeout = try FileLock.timeout() } catch {
             close(fd)
@@ -107,6 +108,7 @@ package final class FileLock {
             close(fd)
             throw CKError.internalError("cannot lock \(path): \(String(cString: strerror(failure)))")
         }
+        DirectoryCache.forgetAll(keepingWayTo: path)
     }
 
     /// `CK_LOCK_TIMEOUT` in seconds (a positive number), else the default.
@@ -153,6 +155,9 @@ package final class FileLock {
         flock(fd, LOCK_UN)
         close(fd)
         fd = -1
+        // Unlocked, others may move any directory (a long `ck serve` would otherwise keep reaching a deleted
+        // container's tree): the next lock is walked to afresh.
+        DirectoryCache.forgetAll()
     }
 
     deinit { unlock() }

@@ -7,21 +7,21 @@ import CKModel
 /// removed relative to it (openat, mkdirat, renameat, unlinkat). Inside a store (`StoreBoundary`) the directory is
 /// reached from the root one component at a time with O_NOFOLLOW|O_DIRECTORY: a symbolic link (or a file) in
 /// place of any directory of the store is refused, so no store file can lead ck to a file outside the store.
+/// Directories already reached that way are reused from `DirectoryCache`.
 package final class ParentDirectory {
     /// The open directory.
-    package let fd: Int32
+    package var fd: Int32 { directory.fd }
+    private let directory: OpenDirectory
     /// The last component of `path`, to use relative to `fd`.
     package let name: String
     /// The whole path, for messages.
     package let path: String
 
-    private init(fd: Int32, name: String, path: String) {
-        self.fd = fd
+    private init(_ directory: OpenDirectory, name: String, path: String) {
+        self.directory = directory
         self.name = name
         self.path = path
     }
-
-    deinit { close(fd) }
 
     /// The parent of `path`, opened; nil when a directory on the way is missing. Throws when one is a symbolic
     /// link or not a directory.
@@ -52,50 +52,91 @@ package final class ParentDirectory {
                 if errno == ENOENT { return nil }
                 throw CKError.internalError("cannot open \(dir): \(FileIO.errnoText())")
             }
-            return ParentDirectory(fd: fd, name: PathName.last(path), path: path)
+            return ParentDirectory(OpenDirectory(fd: fd), name: PathName.last(path), path: path)
         }
         let parts = String(decoding: path.utf8.dropFirst(root.utf8.count + 1), as: UTF8.self).split(separator: "/", omittingEmptySubsequences: true).map(String.init)
         guard let last = parts.last, !parts.contains(".."), !parts.contains(".") else {
             throw CKError.corrupt(path: path, "is not a plain path inside the store")
         }
-        var fd = Glibc.open(root, directoryFlags & ~O_NOFOLLOW)
-        guard fd >= 0 else {
-            if errno == ENOENT && !create { return nil }
-            if errno == ENOENT {
-                try FileIO.makeDirectory(root)
-                return try walk(path, create: true)
-            }
-            throw CKError.internalError("cannot open \(root): \(FileIO.errnoText())")
+        // Start at the deepest directory on the way already reached (link-free) by this process.
+        // Cache keys are normalized paths (DirectoryCache.key), whatever the registered root's spelling.
+        let base = DirectoryCache.key(root)
+        var depth = parts.count - 1
+        var at = base + (depth > 0 ? "/" + Array(parts[0..<depth]).joined(by: "/") : "")
+        var current: OpenDirectory? = nil
+        while true {
+            if let known = DirectoryCache.lookup(at) { current = known; break }
+            if depth == 0 { break }
+            depth -= 1
+            at = base + (depth > 0 ? "/" + Array(parts[0..<depth]).joined(by: "/") : "")
         }
-        var at = root
-        for part in parts.dropLast() {
-            at += "/" + part
-            var next = openat(fd, part, directoryFlags)
-            if next < 0 && errno == ENOENT && create {
-                if mkdirat(fd, part, 0o755) != 0 && errno != EEXIST {
-                    let why = FileIO.errnoText()
-                    close(fd)
-                    throw CKError.internalError("cannot create directory \(at): \(why)")
+        var dir: OpenDirectory
+        if let current {
+            dir = current
+        } else {
+            let fd = Glibc.open(root, directoryFlags & ~O_NOFOLLOW)
+            guard fd >= 0 else {
+                if errno == ENOENT && !create { return nil }
+                if errno == ENOENT {
+                    try FileIO.makeDirectory(root)
+                    return try walk(path, create: true)
                 }
-                next = openat(fd, part, directoryFlags)
+                throw CKError.internalError("cannot open \(root): \(FileIO.errnoText())")
+            }
+            dir = OpenDirectory(fd: fd)
+            DirectoryCache.remember(base, dir)
+        }
+        for part in parts[depth..<(parts.count - 1)] {
+            at += "/" + part
+            var next = openat(dir.fd, part, directoryFlags)
+            if next < 0 && errno == ENOENT && create {
+                if mkdirat(dir.fd, part, 0o755) != 0 && errno != EEXIST {
+                    throw CKError.internalError("cannot create directory \(at): \(FileIO.errnoText())")
+                }
+                next = openat(dir.fd, part, directoryFlags)
             }
             if next < 0 {
                 let failure = errno
-                defer { close(fd) }
                 if failure == ENOENT { return nil }
                 if failure == ENOTDIR || failure == ELOOP {
                     var st = Glibc.stat()
-                    if fstatat(fd, part, &st, AT_SYMLINK_NOFOLLOW) == 0 && (st.st_mode & S_IFMT) == S_IFLNK {
+                    if fstatat(dir.fd, part, &st, AT_SYMLINK_NOFOLLOW) == 0 && (st.st_mode & S_IFMT) == S_IFLNK {
                         throw FileIO.refusedSymlink(at)
                     }
                     throw CKError.corrupt(path: at, "is not a directory")
                 }
                 throw CKError.internalError("cannot open \(at): \(String(cString: strerror(failure)))")
             }
-            close(fd)
-            fd = next
+            dir = OpenDirectory(fd: next)
+            DirectoryCache.remember(at, dir)
         }
-        return ParentDirectory(fd: fd, name: last, path: path)
+        return ParentDirectory(dir, name: last, path: path)
+    }
+
+    /// The directory at `path` itself, open (from the cache when reached before); nil when missing, throws when it
+    /// is a link or a file. Not for reading entries: the descriptor may be shared, and with it a listing's offset.
+    package static func directory(_ path: String) throws(CKError) -> OpenDirectory? {
+        if let known = known(path) { return known }
+        if StoreBoundary.isRoot(path) {
+            // The root itself is followed, as a walk does: what leads to it is the user's choice.
+            let fd = Glibc.open(path, directoryFlags & ~O_NOFOLLOW)
+            if fd < 0 && errno == ENOENT { return nil }
+            if fd < 0 && errno == ENOTDIR { throw CKError.corrupt(path: path, "is not a directory") }
+            guard fd >= 0 else { throw CKError.internalError("cannot open \(path): \(FileIO.errnoText())") }
+            let dir = OpenDirectory(fd: fd)
+            DirectoryCache.remember(DirectoryCache.key(path), dir)
+            return dir
+        }
+        guard let parent = try open(path), let fd = try parent.openDirectory() else { return nil }
+        let dir = OpenDirectory(fd: fd)
+        if StoreBoundary.root(containing: path) != nil { DirectoryCache.remember(DirectoryCache.key(path), dir) }
+        return dir
+    }
+
+    /// The store directory (or root) at `path` when this process has it open already.
+    package static func known(_ path: String) -> OpenDirectory? {
+        guard StoreBoundary.isRoot(path) || StoreBoundary.root(containing: path) != nil else { return nil }
+        return DirectoryCache.lookup(DirectoryCache.key(path))
     }
 
     /// The kind of the last component (S_IFREG, S_IFDIR, S_IFLNK, …), not following a link; nil when missing.

@@ -17,6 +17,11 @@ package enum StoreBoundary {
         roots.withLock { if !$0.contains(root) { $0.append(root) } }
     }
 
+    /// Whether `path` is itself a registered root.
+    package static func isRoot(_ path: String) -> Bool {
+        roots.withLock { $0.contains(path) }
+    }
+
     /// The outermost registered root that `path` lies strictly below, if any.
     package static func root(containing path: String) -> String? {
         roots.withLock { list in
