@@ -42,8 +42,8 @@ extension CKContainer {
     }
 
     /// The same for a document read as the import goes (`FixtureDocument`): its records and assets are read one at
-    /// a time, once to check them, again under the lock for the checks that need the store as it is, and once
-    /// more to write them a request at a time, so memory stays flat however many records it holds.
+    /// a time, once to check them (a user's schema check reads them again only if the schema changed before the
+    /// lock) and once more to write them a request at a time, so memory stays flat however many records it holds.
     @discardableResult
     public func importFixtures(_ doc: FixtureDocument, into environment: Environment, as caller: Caller, allUsers: Bool = false,
                                replace: Bool, label: String, progress: (Int, Int) -> Void = { _, _ in }) throws(CKError) -> FixtureSummary {
