@@ -42,8 +42,8 @@ extension CKContainer {
     }
 
     /// The same for a document read as the import goes (`FixtureDocument`): its records and assets are read one at
-    /// a time, once to check them, again under the lock for the checks that need the store as it is, and once
-    /// more to write them a request at a time, so memory stays flat however many records it holds.
+    /// a time, once to check them (a user's schema check reads them again only if the schema changed before the
+    /// lock) and once more to write them a request at a time, so memory stays flat however many records it holds.
     @discardableResult
     public func importFixtures(_ doc: FixtureDocument, into environment: Environment, as caller: Caller, allUsers: Bool = false,
                                replace: Bool, label: String, progress: (Int, Int) -> Void = { _, _ in }) throws(CKError) -> FixtureSummary {
@@ -75,6 +75,9 @@ extension CKContainer {
         // A document without a schema gets the one its records make, as development's saves would: an
         // administrator's from nothing, a user's from the schema in force (a user never resets grants).
         var schema = allUsers ? Schema() : try env.readSchema()
+        // The schema in force as first read: when it is still in force under the lock, the first read's growth
+        // of it is the user's schema, and the records need not be read again for it.
+        let schemaInForce = schema
         let declaresSchema: Bool
         switch o["schema"] {
         case nil, .null?: declaresSchema = false
@@ -213,9 +216,16 @@ extension CKContainer {
             let current = try env.readSchema()
             // The schema the import leaves: an administrator's is the document's; a user's may only grow as its
             // saves would grow it (checked below), so it never changes grants or roles.
-            let newSchema = allUsers ? schema : try userSchema(declaresSchema ? schema : nil, current: current, records: { (body) throws(CKError) in
-                try replayRecords { (_, _, r, _) throws(CKError) in try body(r) }
-            }, environment: environment, caller: caller, label: label)
+            // `schema` is already grown by every record (the first read admitted each, in order, and admission only
+            // adds types, with CloudKit's grants, and fields): the document's schema so grown, or the one in force
+            // so grown when no other writer changed it since, admits the records again without change. Only a
+            // schema changed since the first read needs them read again.
+            let newSchema = allUsers ? schema
+                : declaresSchema || current == schemaInForce
+                ? try userSchema(schema, current: current, records: { _ throws(CKError) in }, environment: environment, caller: caller, label: label)
+                : try userSchema(nil, current: current, records: { (body) throws(CKError) in
+                    try replayRecords { (_, _, r, _) throws(CKError) in try body(r) }
+                }, environment: environment, caller: caller, label: label)
             // A caller replaces only the public records it may delete: the others (another creator's, when the
             // type grants WRITE to _creator) stay.
             var kept: [Record] = []

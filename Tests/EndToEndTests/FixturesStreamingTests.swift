@@ -104,6 +104,35 @@ import Testing
         #expect(s.files(under: s.dir + "/store").filter { $0.contains("import-spool") }.isEmpty)
     }
 
+    /// A user's import reads its document at most three times: once to check it is JSON, once to check the records
+    /// (which also grows the user's schema) and once to write them. It read it four times when the user's schema
+    /// check read the records again under the lock. Counted in the bytes strace sees read from the file.
+    @Test(RequiredTool.needed("strace")) func aUsersImportReadsItsDocumentAtMostThreeTimes() throws {
+        let strace = try RequiredTool.require("strace")
+        let s = try Sandbox()
+        try s.ck("zone", "create", "Work")
+        try save(s, 0..<300, zone: "Work", bodyBytes: 1200)
+        #expect(try s.ck("export", "--file", "doc.json").status == 0)
+        let doc = s.dir + "/doc.json"
+        let size = try #require(try FileManager.default.attributesOfItem(atPath: doc)[.size] as? Int)
+        #expect(size > 256 * 1024, "the document spans many reads (\(size) bytes)")
+        let trace = s.dir + "/trace.txt"
+        let r = try s.run(["-f", "-qq", "-y", "-s", "0", "-o", trace, "-e", "trace=read,pread64,readv,preadv,preadv2", "--",
+                           Sandbox.binary, "import", doc, "-q"], program: strace, env: ["CK_DATA_DIR": s.dir + "/other"])
+        #expect(r.status == 0, "\(r.stderr)")
+        // Each line that reads the document (strace -y names the file) ends with the bytes read: "= 65536".
+        let lines = try String(contentsOfFile: trace, encoding: .utf8).split(separator: "\n")
+        let read = lines.filter { $0.contains("doc.json>") }.compactMap { (line: Substring) -> Int? in
+            line.split(separator: " ").last.flatMap { Int($0) }
+        }.reduce(0, +)
+        #expect(read >= size, "the whole document is read at least once (\(read) of \(size) bytes)")
+        // Three readings, give or take a buffer where one reading starts (the records) inside the last's span.
+        #expect(2 * read < 7 * size, "the document was read \(Double(read) / Double(size)) times (\(read) bytes of \(size))")
+        // The import is whole: every record is there.
+        let other = ["CK_DATA_DIR": s.dir + "/other"]
+        #expect(try s.run(["-z", "Work", "record", "fetch", "n-00299", "-o", "json"], env: other).status == 0)
+    }
+
     /// Peak resident memory of one ck run, in KiB, with stdout to `output`: the kernel's count (wait4's rusage),
     /// taken by a small python3 that forks ck. (Spawned straight from this test process, ck would report this
     /// process's own peak: Linux carries the peak of the memory a child leaves over its exec.)
