@@ -84,6 +84,12 @@ package enum FileIO {
     /// Replaces a file whole: a reader sees the old or the new content, never a mix, even after a crash.
     /// A symlink or other non-regular file at `path` is refused rather than replaced.
     package static func atomicWrite(_ path: String, _ bytes: [UInt8]) throws(CKError) {
+        try atomicWrite(path) { (put) throws(CKError) in try put(bytes) }
+    }
+
+    /// The same, with the bytes handed to `put` a piece at a time by `produce`; when `produce` fails, the file is
+    /// left as it was.
+    package static func atomicWrite(_ path: String, produce: (_ put: @escaping ([UInt8]) throws(CKError) -> Void) throws(CKError) -> Void) throws(CKError) {
         let parent = try existingParent(path)
         switch parent.kind() {
         case nil, S_IFREG?: break
@@ -93,7 +99,7 @@ package enum FileIO {
         let (tmp, fd) = try createTemporary(in: parent)
         let tmpPath = PathName.parent(path) + "/" + tmp
         do throws(CKError) {
-            try writeAll(fd, bytes, path: tmpPath)
+            try produce { (bytes) throws(CKError) in try writeAll(fd, bytes, path: tmpPath) }
             guard fsync(fd) == 0 else { throw CKError.internalError("cannot sync \(tmpPath): \(errnoText())") }
         } catch {
             close(fd)

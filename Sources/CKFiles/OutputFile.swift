@@ -34,29 +34,7 @@ public enum OutputFile {
                 return
             }
         }
-        // As FileIO.atomicWrite does (the parent reached without following a link), with the bytes written as they come.
-        let parent = try FileIO.existingParent(path)
-        switch parent.kind() {
-        case nil, S_IFREG?: break
-        case S_IFLNK?: throw FileIO.refusedSymlink(path)
-        default: throw CKError(.invalidArguments, "\(path) is not a regular file")
-        }
-        let (tmp, fd) = try FileIO.createTemporary(in: parent)
-        let tmpPath = PathName.parent(path) + "/" + tmp
-        do throws(CKError) {
-            try produce { (bytes) throws(CKError) in try FileIO.writeAll(fd, bytes, path: tmpPath) }
-            guard fsync(fd) == 0 else { throw CKError.internalError("cannot sync \(tmpPath): \(FileIO.errnoText())") }
-        } catch {
-            close(fd)
-            unlinkat(parent.fd, tmp, 0)
-            throw error
-        }
-        close(fd)
-        guard renameat(parent.fd, tmp, parent.fd, parent.name) == 0 else {
-            let e = FileIO.errnoText()
-            unlinkat(parent.fd, tmp, 0)
-            throw CKError.internalError("cannot replace \(path): \(e)")
-        }
-        fsync(parent.fd)
+        // Replaced whole, the parent reached without following a link, the bytes written as they come.
+        try FileIO.atomicWrite(path, produce: produce)
     }
 }

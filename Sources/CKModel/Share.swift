@@ -14,7 +14,7 @@ public struct Share: Equatable, Sendable {
     public static let maxParticipants = 100
 
     /// CKShare.ParticipantPermission.
-    public enum Permission: String, Sendable, CaseIterable {
+    public enum Permission: String, Sendable, CaseIterable, WireNamed {
         case none, readOnly, readWrite
 
         /// The Web Services spelling.
@@ -26,16 +26,10 @@ public struct Share: Equatable, Sendable {
             }
         }
 
-        /// Reads the native (`readOnly`) or Web Services (`READ_ONLY`) spelling.
-        public init?(name: String) {
-            if let p = Permission(rawValue: name) { self = p; return }
-            guard let p = Permission.allCases.first(where: { $0.wireName == name }) else { return nil }
-            self = p
-        }
     }
 
     /// CKShare.ParticipantRole.
-    public enum Role: String, Sendable, CaseIterable {
+    public enum Role: String, Sendable, CaseIterable, WireNamed {
         case owner, administrator, privateUser, publicUser
 
         /// The Web Services participant `type` (invited users are `USER`; `PRIVATE_USER` is read too).
@@ -48,17 +42,12 @@ public struct Share: Equatable, Sendable {
             }
         }
 
-        /// Reads the native or Web Services spelling.
-        public init?(name: String) {
-            if let r = Role(rawValue: name) { self = r; return }
-            if name == "PRIVATE_USER" { self = .privateUser; return }
-            guard let r = Role.allCases.first(where: { $0.wireName == name }) else { return nil }
-            self = r
-        }
+        /// CloudKit JS's name for invited users.
+        public static let aliases = ["PRIVATE_USER": Role.privateUser]
     }
 
     /// CKShare.ParticipantAcceptanceStatus.
-    public enum Acceptance: String, Sendable, CaseIterable {
+    public enum Acceptance: String, Sendable, CaseIterable, WireNamed {
         case pending, accepted, removed
 
         /// The Web Services spelling.
@@ -70,12 +59,6 @@ public struct Share: Equatable, Sendable {
             }
         }
 
-        /// Reads the native or Web Services spelling.
-        public init?(name: String) {
-            if let a = Acceptance(rawValue: name) { self = a; return }
-            guard let a = Acceptance.allCases.first(where: { $0.wireName == name }) else { return nil }
-            self = a
-        }
     }
 
     /// One participant (CKShare.Participant): a user known by user record name, and by the name ck knows it by.
@@ -190,5 +173,23 @@ public struct ShareInput: Sendable {
         self.forRecord = forRecord
         self.publicPermission = publicPermission
         self.participants = participants
+    }
+}
+
+/// A share enum with a native spelling (its raw value) and a Web Services one.
+public protocol WireNamed: RawRepresentable, CaseIterable where RawValue == String {
+    /// The Web Services spelling.
+    var wireName: String { get }
+    /// Other spellings read as a case.
+    static var aliases: [String: Self] { get }
+}
+
+extension WireNamed {
+    public static var aliases: [String: Self] { [:] }
+
+    /// Reads the native (`readOnly`) or Web Services (`READ_ONLY`) spelling, or an alias.
+    public init?(name: String) {
+        guard let value = Self(rawValue: name) ?? Self.aliases[name] ?? Self.allCases.first(where: { $0.wireName == name }) else { return nil }
+        self = value
     }
 }

@@ -94,7 +94,9 @@ package struct NotificationHook {
         }
         let owner = zone.zoneID.ownerRecordName
         // A participant's write through the shared database changes the owner's private zone.
-        let scope: DatabaseScope = db.scope == .shared ? .private : db.scope
+        // The zone's own database decides: a participant's write through the shared database, or an accept
+        // through any handle, changes the owner's private zone.
+        let scope: DatabaseScope = zone.database == .public ? .public : .private
         watching = file.subscriptions.filter { s in
             guard s.database == scope else { return false }
             // Private databases are per user: only the owner's own subscriptions see its zones.
@@ -125,7 +127,7 @@ package struct NotificationHook {
 
     /// Whether a public-database subscription's owner may read the record: a notification never reveals more.
     package mutating func mayRead(_ record: Record, owner: String, schema: Schema) -> Bool {
-        guard db.scope == .public else { return true }
+        guard zone.database == .public else { return true }
         if owners[owner] == nil {
             owners[owner] = RecordGate.subscriber(try? db.container.user(recordName: owner), environment: db.environment)
         }

@@ -73,9 +73,8 @@ extension CKDatabase {
             let seq = try env.highestSeq(catalog: state.catalog) + 1
             share.changeTag = CKDatabase.changeTag(seq: seq)
             share.modified = RecordStamp(timestamp: store.now(), userRecordName: userRecordName, deviceID: deviceID)
-            // The share lives in the owner's private zone, whichever database handle accepts it.
-            let writer = scope == .private ? self : container.database(.private, environment: environment, caller: caller)
-            var effects = try RecordEffects(db: writer, zone: entry.zone, notify: true)
+            // The share lives in the owner's private zone (entry.zone), whichever database handle accepts it.
+            var effects = try RecordEffects(db: self, zone: entry.zone, notify: true)
             try effects.commit([.save(seq: seq, record: share)], schema: try env.readSchema(), schemaChanged: false, assets: [:])
             try effects.sync()
             var updated = entry

@@ -327,6 +327,12 @@ struct RequestFuzzer {
             ("subscriptions/modify", #"{"operations":[{"operationType":"create","subscription":{"subscriptionType":"zone","subscriptionID":"s1","zoneID":{"zoneName":"Fuzz"},"firesOn":["create","update"],"notificationInfo":{"alertBody":"hi","shouldSendContentAvailable":true}}},{"operationType":"create","subscription":{"subscriptionType":"query","subscriptionID":"q1","query":{"recordType":"Note","filterBy":[{"fieldName":"n","comparator":"GREATER_THAN","fieldValue":{"value":1,"type":"INT64"}}]},"firesOn":["create"],"zoneID":{"zoneName":"Fuzz"}}}]}"#),
             ("assets/upload", #"{"tokens":[{"recordType":"Note","fieldName":"file","recordName":"f0"}],"zoneID":{"zoneName":"Fuzz"}}"#),
             ("assets/rereference", #"{"assets":[{"recordName":"f0","fieldName":"file","fileChecksum":"AAAA"}],"zoneID":{"zoneName":"Fuzz"}}"#),
+            // Sharing: a share saved with its root, resolve and accept, and the shared database.
+            ("records/modify", #"{"operations":[{"operationType":"forceUpdate","record":{"recordName":"f4","recordType":"Note","createShortGUID":true}},{"operationType":"create","record":{"recordName":"share-f4","recordType":"cloudkit.share","fields":{"cloudkit.title":{"value":"T"}},"forRecord":{"recordName":"f4"},"publicPermission":"NONE","participants":[{"userIdentity":{"userRecordName":"_0123456789abcdef0123456789abcdef","nameComponents":{"givenName":"bob"}},"type":"USER","permission":"READ_WRITE","acceptanceStatus":"INVITED"}]}}],"zoneID":{"zoneName":"Fuzz"},"atomic":true}"#),
+            ("records/resolve", #"{"shortGUIDs":[{"value":"0AAAAAAAAAAAAAAAAAAAAAAAA","shouldFetchRootRecord":true,"rootRecordDesiredKeys":["title"]},"0BBBB"]}"#),
+            ("records/accept", #"{"shortGUIDs":[{"value":"0AAAAAAAAAAAAAAAAAAAAAAAA"}]}"#),
+            ("shared/zones/list", #"{}"#),
+            ("shared/records/query", #"{"query":{"recordType":"Note"},"zoneID":{"zoneName":"Fuzz","ownerRecordName":"_0123456789abcdef0123456789abcdef"}}"#),
             ("users/caller", ""),
             ("users/current", ""),
             ("users/discover", #"{"lookupInfos":[{"emailAddress":"a@example.com"}]}"#),
@@ -377,7 +383,10 @@ struct RequestFuzzer {
 
     func path(for operation: String) -> String {
         if operation.hasPrefix("tokens/") { return "/device/1/\(container)/development/\(operation)" }
-        if operation.hasPrefix("users/") { return "/database/1/\(container)/development/public/\(operation)" }
+        if operation.hasPrefix("users/") || operation == "records/resolve" || operation == "records/accept" {
+            return "/database/1/\(container)/development/public/\(operation)"
+        }
+        if operation.hasPrefix("shared/") { return "/database/1/\(container)/development/\(operation)" }
         return "/database/1/\(container)/development/private/\(operation)"
     }
 

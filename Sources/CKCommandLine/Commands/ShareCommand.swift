@@ -126,15 +126,21 @@ enum ShareCommand {
 
     static func show(_ inv: Invocation) throws -> Int32 {
         let text = try inv.single("share")
-        let db = try inv.database()
-        if text.contains("/") || (try? db.fetch([text], zone: inv.zone).first?.error) != nil, let guid = Share.shortGUID(from: text) {
+        // A URL (or a short GUID no record of the zone is named by) shows the share as the caller sees it.
+        func resolved(_ db: CKDatabase, _ guid: String) throws -> Int32 {
             let meta = try db.resolveShare(guid)
             try inv.emit(Shown(share: meta.entry.share, viewer: meta.participant, zone: meta.entry.zone.zoneID.zoneName))
             return ExitCode.success
         }
-        let (_, zone, share) = try ownedShare(inv, text)
-        try inv.emit(Shown(share: share, viewer: share.shareInfo?.participant(db.userRecordName), zone: zone))
-        return ExitCode.success
+        if text.contains("/") { return try resolved(try inv.database(), text) }
+        do {
+            let (db, zone, share) = try ownedShare(inv, text)
+            try inv.emit(Shown(share: share, viewer: share.shareInfo?.participant(db.userRecordName), zone: zone))
+            return ExitCode.success
+        } catch let error as CKError where error.code == .unknownItem {
+            guard let guid = Share.shortGUID(from: text) else { throw error }
+            return try resolved(try inv.database(), guid)
+        }
     }
 
     static func list(_ inv: Invocation) throws -> Int32 {
@@ -200,12 +206,9 @@ enum ShareCommand {
         guard newPermission != nil || title != nil else {
             throw UsageError("nothing to change: give --public-permission or --title", command: inv.command.path)
         }
-        return try change(inv, text, verb: "Updated share") { participants, input, op in
+        return try change(inv, text, verb: "Updated share") { _, input, op in
             input.publicPermission = newPermission
             if let title { op.fields[Share.titleKey] = .value(.string(title)) }
-            // The participant list is the server's to trim when the public permission changes.
-            input.participants = nil
-            _ = participants
         }
     }
 

@@ -17,7 +17,8 @@ package struct RecordEffects {
     package init(db: CKDatabase, zone: Zone, notify: Bool) throws(CKError) {
         self.db = db
         self.zone = zone
-        path = db.env.logPath(database: db.scope, zone: zone.zoneID)
+        // The zone's own database: a shared zone's log is its owner's (logPath maps shared to private).
+        path = db.env.logPath(database: zone.database, zone: zone.zoneID)
         (reader, tail) = try db.env.openZone(path)
         let h = notify ? NotificationHook(db: db, zone: zone) : nil
         hook = h?.isEmpty == false ? h : nil
@@ -70,13 +71,14 @@ package struct RecordEffects {
 
 extension CKDatabase {
     /// The bookkeeping of dropped zones: each leaves the catalog and is recorded as deleted with a fresh
-    /// sequence number, so the database change feed reports it. Returns the record types each held (for
-    /// database subscriptions with a type). The caller removes the logs in the same all-or-nothing step.
+    /// sequence number, so the database change feed reports it. Returns, per zone, its live records when they were
+    /// read (for database subscriptions with a type, or a zone that can hold shares), else none. The caller removes
+    /// the logs in the same all-or-nothing step.
     @discardableResult
     package func recordDropped(_ zones: [Zone], catalog: inout ZoneCatalog, typesFor file: SubscriptionFile = SubscriptionFile(),
-                       purged: Bool = false) throws(CKError) -> [Set<String>] {
+                       purged: Bool = false) throws(CKError) -> [[String: Record]] {
         var seq = try env.highestSeq(catalog: catalog)
-        var types: [Set<String>] = []
+        var read: [[String: Record]] = []
         for zone in zones {
             // Database subscriptions with a record type fire only if the zone held such records.
             let typed = file.subscriptions.contains { s in
@@ -85,9 +87,14 @@ extension CKDatabase {
             }
             let path = env.logPath(database: zone.database, zone: zone.zoneID)
             // A zone that can hold shares is read for who had accepted them: their shared databases lose it too.
-            let sharable = zone.database == .private && zone.capabilities.contains(.sharing)
+            var sharable = zone.database == .private && zone.capabilities.contains(.sharing)
+            if sharable, !typed, let index = try env.index() {
+                // The index says whether the zone holds a share, so a zone without one is not read whole.
+                try index.sync(path, warnings: &env.warnings)
+                sharable = try index.holds(path, recordType: Share.recordType)
+            }
             let live = typed || sharable ? CKDatabase.fold(try env.readLog(path).entries) : [:]
-            types.append(typed ? Set(live.values.map(\.recordType)) : [])
+            read.append(live)
             var sharedWith = Set<String>()
             for r in live.values where r.isShare {
                 for p in r.shareInfo?.participants ?? [] where p.role != .owner && p.acceptance == .accepted { sharedWith.insert(p.userRecordName) }
@@ -97,7 +104,7 @@ extension CKDatabase {
             catalog.deleted.append((zone, store.now(), seq, purged, sharedWith.sorted()))
             catalog.lastSeq = seq
         }
-        return types
+        return read
     }
 
     /// The change of dropped zones (a zone delete; reset and import drop theirs inside their own swap): the writer
@@ -107,18 +114,17 @@ extension CKDatabase {
     package func dropZones(_ zones: [Zone], catalog: inout ZoneCatalog, notify: Bool, purged: Bool = false) throws(CKError) -> StoreChange? {
         guard !zones.isEmpty else { return nil }
         let file = notify ? try SubscriptionFile.read(env.subscriptionsPath) : SubscriptionFile()
-        let types = try recordDropped(zones, catalog: &catalog, typesFor: file, purged: purged)
+        let read = try recordDropped(zones, catalog: &catalog, typesFor: file, purged: purged)
         let paths = zones.map { env.logPath(database: $0.database, zone: $0.zoneID) }
         let names = zones.map(\.zoneID.zoneName).joined(separator: ", ")
         // The owners' notification logs, with the deletions' notifications added, are swapped in by the same
         // intent: a crash leaves the zones and their notifications both in place or both gone.
         var byOwner: [String: [SubscriptionNotification]] = [:]
-        for (zone, t) in zip(zones, types) {
-            byOwner[zone.zoneID.ownerRecordName, default: []] += zoneDeletedNotifications(zone, recordTypes: t, file: file)
+        for (zone, live) in zip(zones, read) {
+            byOwner[zone.zoneID.ownerRecordName, default: []] += zoneDeletedNotifications(zone, recordTypes: Set(live.values.map(\.recordType)), file: file)
             // The zone also leaves the shared database of each participant who accepted one of its shares.
             guard zone.database == .private, zone.capabilities.contains(.sharing),
                   file.subscriptions.contains(where: { $0.database == .shared }) else { continue }
-            let live = CKDatabase.fold(try env.readLog(env.logPath(database: .private, zone: zone.zoneID)).entries)
             for (owner, list) in SharedSubscribers.zoneDropped(zone, live: live, file: file, deviceID: deviceID, time: store.now()) {
                 byOwner[owner, default: []] += list
             }
