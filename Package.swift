@@ -7,9 +7,13 @@ import PackageDescription
 let metadataAccessors: [SwiftSetting] = [.unsafeFlags(["-Xfrontend", "-disable-concrete-type-metadata-mangled-name-accessors"])]
 
 /// One target per layer; arrows point down only (docs/architecture.md is the map, ArchitectureTests checks it).
-func layer(_ name: String, _ dependencies: [Target.Dependency]) -> Target {
-    .target(name: name, dependencies: dependencies, swiftSettings: metadataAccessors)
+func layer(_ name: String, _ dependencies: [Target.Dependency], resources: [Resource]? = nil) -> Target {
+    .target(name: name, dependencies: dependencies, resources: resources, swiftSettings: metadataAccessors)
 }
+
+/// The browser console's files (docs/console.md), compiled into the binary as byte arrays: it works offline and the
+/// static build carries it.
+let consoleFiles = ["index.html", "console.css", "core.js", "records.js", "schema.js", "admin.js", "requests.js"]
 
 /// The layers under the umbrella; test targets import them directly to reach `package` declarations.
 let layers: [Target.Dependency] = ["CKModel", "CKFiles", "CKSQLite", "CKSchema", "CKQuery", "CKStorage", "CKServer", "CKSync", "CKDataModel", "CKServe"]
@@ -40,14 +44,15 @@ let package = Package(
                        providers: [.apt(["libevent-dev"])]),
         .systemLibrary(name: "CckCrypto", path: "Sources/CckCrypto", pkgConfig: "libcrypto",
                        providers: [.apt(["libssl-dev"])]),
-        layer("CKServe", ["CKModel", "CKSchema", "CKQuery", "CKServer", "CKFiles", "CckEvent", "CckCrypto"]),
+        layer("CKServe", ["CKModel", "CKSchema", "CKQuery", "CKServer", "CKFiles", "CckEvent", "CckCrypto"],
+              resources: consoleFiles.map { .embedInCode("Console/\($0)") }),
         .target(name: "CKCommandLine", dependencies: ["CKCore", "CKFiles", "CKServe"], swiftSettings: metadataAccessors),
         .executableTarget(name: "ck", dependencies: ["CKCommandLine"], swiftSettings: metadataAccessors),
         .target(name: "CKTestSupport", dependencies: ["CKCore"], path: "Tests/CKTestSupport"),
         .testTarget(name: "CKCoreTests", dependencies: ["CKCore", "CKTestSupport"] + layers, exclude: ["Corpus"]),
         .testTarget(name: "CKCommandLineTests", dependencies: ["CKCommandLine", "CKCore"], exclude: ["Golden"]),
         .testTarget(name: "PublicAPITests", dependencies: ["CKCore", "CKTestSupport"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["ck", "CKCore", "CKCommandLine", "CKTestSupport"] + layers, exclude: ["Golden", "pyicloud"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["ck", "CKCore", "CKCommandLine", "CKTestSupport"] + layers, exclude: ["Golden", "pyicloud", "console"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -33,6 +33,7 @@ public final class CloudKitServer: HTTPResponder {
     }
 
     public func respond(to request: HTTPRequest, reply: @escaping HTTPReply, closed: HTTPClosedSignal) {
+        if let page = ConsolePage.answer(request) { return reply(page) }
         let started = DispatchTime.now().uptimeNanoseconds
         let requestID = RequestID.next()
         var entry = RequestLog.Entry(time: store.now(), method: request.method, path: request.path, requestID: requestID)
@@ -60,6 +61,7 @@ public final class CloudKitServer: HTTPResponder {
     }
 
     public func respondAtOnce(to request: HTTPRequest) -> HTTPResponse? {
+        if let page = ConsolePage.answer(request) { return page }
         let started = DispatchTime.now().uptimeNanoseconds
         let requestID = RequestID.next()
         var entry = RequestLog.Entry(time: store.now(), method: request.method, path: request.path, requestID: requestID)

@@ -1,0 +1,2 @@
+"use strict";
+// Filled in by issue 26 (docs/console.md).
