@@ -234,12 +234,17 @@ import CKModel
         #expect(try s.ck("quota", "set", "5MB", "--as", "alice").status == 0)
         #expect(try s.ck("quota", "set", "1GB", "--public").status == 0)
         #expect(try s.ck("--as", "alice", "record", "save", "Note", "--name", "n1", "title=hello").status == 0)
+        #expect(try s.ck("--as", "alice", "--db", "public", "record", "save", "Post", "--name", "p1", "body=hi there").status == 0)
         let used = try cli(s, "quota", "show", "--as", "alice")["used"]
+        let publicUsed = try cli(s, "quota", "show", "--public")["used"]
         let server = try ServeProcess(s, arguments: ["--no-auth"])
 
         let shown = try server.get("/_ck/quotas")
         #expect(shown.status == 200, "\(shown.text)")
-        #expect(shown.json["public"] == .object(["quota": .int(1_000_000_000), "used": .int(0), "byZone": .object([:]), "byRecordType": .object([:])]))
+        #expect(publicUsed != .int(0) && publicUsed != used, "\(String(describing: publicUsed))")
+        #expect(shown.json["public"] == .object(["quota": .int(1_000_000_000), "used": publicUsed ?? .null,
+                                                 "byZone": .object(["_defaultZone": publicUsed ?? .null]),
+                                                 "byRecordType": .object(["Post": publicUsed ?? .null])]), "\(shown.text)")
         let alice = try #require(shown.json["users"]?.arrayValue?.first { $0["user"] == .string("alice") }, "\(shown.text)")
         #expect(alice["quota"] == .int(5_000_000))
         #expect(alice["used"] == used && used != .int(0), "\(alice)")
