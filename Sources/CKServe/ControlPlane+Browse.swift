@@ -51,7 +51,7 @@ extension ControlPlane {
     }
 
     /// `GET /_ck/shares` → `{container, environment, shares: [{recordName, zone, owner, ownerRecordName, rootRecord,
-    /// publicPermission, url, participants: [{user, userRecordName, role, permission, acceptance}]}], unreadable}`:
+    /// publicPermission, url, title, participants: [{user, userRecordName, role, permission, acceptance}]}], unreadable}`:
     /// every share, found among the shares its owner lists (`ck share list --as OWNER`).
     static func shares(_ request: HTTPRequest, server: CloudKitServer) throws(CKError) -> JSON {
         let (container, environment) = try target(request, body: [:], server: server)
@@ -67,6 +67,7 @@ extension ControlPlane {
                     "rootRecord": info.rootRecordName.map { .string($0) } ?? .null,
                     "publicPermission": .string(info.publicPermission.rawValue),
                     "url": s.entry.share.shareURL.map { .string($0) } ?? .null,
+                    "title": title(s.entry.share),
                     "participants": .array(info.participants.map { p in
                         .object(["user": .string(p.userName), "userRecordName": .string(p.userRecordName), "role": .string(p.role.rawValue),
                                  "permission": .string(p.permission.rawValue), "acceptance": .string(p.acceptance.rawValue)])
@@ -78,6 +79,12 @@ extension ControlPlane {
         o["shares"] = .array(list)
         o["unreadable"] = .array(unreadable)
         return .object(o)
+    }
+
+    /// A share's title (`cloudkit.title`), null when it has none.
+    static func title(_ share: Record) -> JSON {
+        if case .string(let t)? = share.fields[Share.titleKey] { return .string(t) }
+        return .null
     }
 
     /// Runs `body` as each user the container lists; a user it refuses (its account status) is reported, not fatal.

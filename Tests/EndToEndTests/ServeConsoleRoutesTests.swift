@@ -279,7 +279,7 @@ import CKModel
         let s = try sandbox()
         #expect(try s.ck("--as", "alice", "zone", "create", "Lists").status == 0)
         #expect(try s.ck("--as", "alice", "-z", "Lists", "record", "save", "List", "--name", "list-1", "title=Groceries").status == 0)
-        #expect(try s.ck("--as", "alice", "-z", "Lists", "share", "create", "list-1").status == 0)
+        #expect(try s.ck("--as", "alice", "-z", "Lists", "share", "create", "list-1", "--title", "Weekly shop").status == 0)
         #expect(try s.ck("--as", "alice", "-z", "Lists", "share", "invite", "list-1", "bob").status == 0)
         let link = try #require(try cli(s, "--as", "alice", "-z", "Lists", "share", "show", "list-1")["url"]?.stringValue)
         #expect(try s.ck("--as", "bob", "share", "accept", link).status == 0)
@@ -302,6 +302,7 @@ import CKModel
         #expect(share["rootRecord"] == .string("list-1"))
         #expect(share["publicPermission"] == .string("none"))
         #expect(share["url"] == .string(link))
+        #expect(share["title"] == .string("Weekly shop"))
         #expect(share["recordName"]?.stringValue?.isEmpty == false)
         #expect(share["participants"] == .array([
             .object(["user": .string("alice"), "userRecordName": .string(aliceURN), "role": .string("owner"),
