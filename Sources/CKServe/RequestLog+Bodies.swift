@@ -67,38 +67,48 @@ extension RequestLog {
     }
 
     /// A JSON text with the string value of every `secretKeys` key replaced by `"<redacted>"`, formatting kept. A
-    /// value cut off by the end of the text is redacted to the end. One pass over the bytes: this runs on every
-    /// logged body.
+    /// value cut off by the end of the text is redacted to the end. This runs on every logged body: one pass over
+    /// the text's own bytes, and a copy only when there is something to redact.
     static func redactingKeys(_ text: String) -> String {
-        var bytes = Array(text.utf8)
-        var changed = false
-        var i = 0
+        var t = text
+        let values = t.withUTF8 { secretValues(in: $0) }
+        guard !values.isEmpty else { return text }
+        var bytes = Array(t.utf8)
+        // From the last to the first, so the earlier ranges stay where they were.
+        for range in values.reversed() { bytes.replaceSubrange(range, with: redactedBytes) }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Where the string values of `secretKeys` keys lie in a JSON text, in order.
+    static func secretValues(in bytes: UnsafeBufferPointer<UInt8>) -> [Range<Int>] {
+        var found: [Range<Int>] = []
         let quote = UInt8(ascii: "\""), backslash = UInt8(ascii: "\\")
         func isSpace(_ b: UInt8) -> Bool { b == 0x20 || b == 0x0A || b == 0x0D || b == 0x09 }
+        /// The end of the string whose contents start at `i`: its closing quote, or the end of the text.
+        func stringEnd(_ from: Int) -> Int {
+            var j = from
+            while j < bytes.count, bytes[j] != quote { j += bytes[j] == backslash ? 2 : 1 }
+            return min(j, bytes.count)
+        }
+        var i = 0
         while i < bytes.count {
             guard bytes[i] == quote else { i += 1; continue }
-            // A key is a string followed by `:`; a string's end is its first unescaped quote.
-            var j = i + 1
-            while j < bytes.count, bytes[j] != quote { j += bytes[j] == backslash ? 2 : 1 }
-            guard j < bytes.count else { break }
-            let name = bytes[(i + 1)..<j]
-            var k = j + 1
-            i = k
+            // A key is a string followed by `:`; strings are skipped whole, so a quote inside one is not a key's.
+            let end = stringEnd(i + 1)
+            let name = UnsafeBufferPointer(rebasing: bytes[(i + 1)..<end])
+            i = end + 1
             guard secretKeyBytes.contains(where: { $0.elementsEqual(name) }) else { continue }
+            var k = i
             while k < bytes.count, isSpace(bytes[k]) { k += 1 }
             guard k < bytes.count, bytes[k] == UInt8(ascii: ":") else { continue }
             k += 1
             while k < bytes.count, isSpace(bytes[k]) { k += 1 }
             guard k < bytes.count, bytes[k] == quote else { continue }
-            let start = k + 1
-            var end = start
-            while end < bytes.count, bytes[end] != quote { end += bytes[end] == backslash ? 2 : 1 }
-            end = min(end, bytes.count)
-            bytes.replaceSubrange(start..<end, with: redactedBytes)
-            i = start + redactedBytes.count + 1
-            changed = true
+            let valueEnd = stringEnd(k + 1)
+            found.append((k + 1)..<valueEnd)
+            i = valueEnd + 1
         }
-        return changed ? String(decoding: bytes, as: UTF8.self) : text
+        return found
     }
 
     private static let secretKeyBytes = secretKeys.map { Array($0.utf8) }
