@@ -259,6 +259,31 @@ import CKModel
         #expect(try (1...2).map { _ in try open[0].next().id ?? "-" } == ["1", "2"])
     }
 
+    @Test func aReaderThatFallsFarBehindIsDropped() throws {
+        let s = try ServeSession()
+        // A client with a small receive window that reads nothing.
+        let slow = try EventStreamClient(port: s.server.port, receiveBuffer: 4096)
+        defer { slow.close() }
+        try #require(slow.status == 200)
+        // 150 entries of about 120 KB each (a 60,000-byte path, named again in the reason): far more than 1 MiB
+        // and than the sockets' buffers hold.
+        let path = "/_ck/" + String(repeating: "x", count: 60_000)
+        for _ in 1...150 { #expect(try s.server.get(path).status == 404) }
+        #expect(try s.server.get("/_ck/health").status == 200)
+        // The server closed the connection part way: what was sent arrives, then the end, with no last chunk.
+        var events = 0
+        do {
+            while true {
+                _ = try slow.next()
+                events += 1
+            }
+        } catch let e as ServeError where e.description.hasPrefix("the stream ended") {
+            // Dropped: the connection closed.
+        }
+        #expect(events < 150, "the slow reader got every event: \(events)")
+        #expect(try slow.readToEnd() == false, "the stream was ended, not dropped")
+    }
+
     @Test func sigtermWithAStreamOpenEndsItAndExitsZero() throws {
         let s = try ServeSession()
         let stream = try EventStreamClient(port: s.server.port)
@@ -293,8 +318,11 @@ final class EventStreamClient {
     private var ended = false
     private var closed = false
 
-    init(port: Int, target: String = "/_ck/requests/events", headers: [(String, String)] = [], timeout: Double = 10) throws {
-        fd = try HTTPClient.connect(port: port, timeout: timeout)
+    /// Connects and reads the head; `receiveBuffer` shrinks the socket's receive buffer (set before connecting, so
+    /// the window the server sees is small).
+    init(port: Int, target: String = "/_ck/requests/events", headers: [(String, String)] = [], timeout: Double = 10,
+         receiveBuffer: Int32? = nil) throws {
+        fd = try EventStreamClient.connect(port: port, timeout: timeout, receiveBuffer: receiveBuffer)
         var head = "GET \(target) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nAccept: text/event-stream\r\n"
         for (k, v) in headers { head += "\(k): \(v)\r\n" }
         head += "\r\n"
@@ -402,6 +430,24 @@ final class EventStreamClient {
             moved = true
         }
         return moved
+    }
+
+    private static func connect(port: Int, timeout: Double, receiveBuffer: Int32?) throws -> Int32 {
+        guard var size = receiveBuffer else { return try HTTPClient.connect(port: port, timeout: timeout) }
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw ServeError("socket: \(errno)") }
+        setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+        var tv = timeval(tv_sec: Int(timeout), tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
+        var addr = sockaddr_in()
+        addr.sin_family = sa_family_t(AF_INET)
+        addr.sin_port = in_port_t(UInt16(port).bigEndian)
+        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let r = withUnsafePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard r == 0 else { Glibc.close(fd); throw ServeError("connect to 127.0.0.1:\(port): errno \(errno)") }
+        return fd
     }
 
     /// What one recv gives: empty when the peer closed; throws when nothing came within the timeout.
