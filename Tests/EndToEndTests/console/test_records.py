@@ -123,10 +123,33 @@ def test_a_bad_predicate_shows_the_refusal_naming_it(h):
     query(h, "nosuchfield == 1", enter=True)
     text = h.wait_text("#error", "nosuchfield")
     assert "BAD_REQUEST" in text or "NOT_FOUND" in text, text
+    # A failed request shows CloudKit's error, not an empty table.
+    h.type("#q-type", "Nope")
+    h.type("#q-predicate", "", clear=True)
+    h.click("#q-run")
+    text = h.wait_text("#error", "Nope")
+    assert "NOT_FOUND" in text and "Did not find record type: Nope" in text, text
     # A good query clears the error.
     query(h, "priority == 4", enter=True)
     wait_rows(h, ["n04"])
     assert h.script("return document.getElementById('error').hidden") is True
+
+
+def test_the_zone_picker_scopes_the_query(h):
+    seed(h)
+    h.ck("zone", "create", "Work", *AS)
+    h.ck("record", "save", "Note", "--name", "w1", "title=At work", "priority:int64=1", "-z", "Work", *AS)
+    query(h, "priority == 1", enter=True)
+    wait_rows(h, ["n01"])
+    h.select("#pick-zone", "Work")
+    # Another zone: the old zone's rows go at once, and the query now reads Work.
+    wait_rows(h, [])
+    h.click("#q-run")
+    wait_rows(h, ["w1"])
+    h.click('#results tr[data-record="w1"]')
+    h.wait_text("#record-detail .sys-zone", "Work")
+    h.select("#pick-zone", "_defaultZone")
+    wait_rows(h, [])
 
 
 def test_open_a_record_shows_its_system_fields(h):
