@@ -103,8 +103,10 @@
     return tokens;
   }
 
-  /** Parses a predicate into {filters, matchesNothing}; throws a PredicateError naming the column. */
-  function parsePredicate(text) {
+  /** Parses a predicate into {filters, matchesNothing}; throws a PredicateError naming the column. `types` maps the
+   *  record type's field names to their schema types ("REFERENCE", "LIST<REFERENCE>"): a quoted record name compared
+   *  with a reference field becomes a reference, which ck query writes as --arg ref:NAME and the page has no --arg for. */
+  function parsePredicate(text, types) {
     if (!text.trim()) return { filters: [], matchesNothing: false };
     const tokens = tokenize(text);
     let at = 0;
@@ -294,6 +296,12 @@
     }
 
     function cmp(start, k, comparator, fieldValue) {
+      const declared = (types || {})[k.value] || "";
+      if (!SYSTEM_FIELDS[k.value] && (declared === "REFERENCE" || declared === "LIST<REFERENCE>") && !fieldValue.type) {
+        const ref = (v) => typeof v === "string" ? { recordName: v, action: "NONE" } : v;
+        const list = Array.isArray(fieldValue.value);
+        fieldValue = { value: list ? fieldValue.value.map(ref) : ref(fieldValue.value), type: list ? "REFERENCE_LIST" : "REFERENCE" };
+      }
       return { kind: "cmp", column: start.column, filters: [Object.assign(fieldOf(k), { comparator: comparator, fieldValue: fieldValue })] };
     }
 
@@ -462,6 +470,52 @@
     ancestor: null,     // the record as the detail loaded it: its change tag is the one a save goes under
   };
 
+  /** The schema's field types by record type, from GET /_ck/schema; read again when a type or field is missing
+   *  (development adds them as records are saved). Without the route, nothing is typed and the server decides. */
+  const schema = { key: "", types: null };
+
+  async function fieldTypes(recordType, names) {
+    const key = ck.state.container + "\u0000" + ck.state.environment;
+    const known = schema.key === key && schema.types && schema.types[recordType];
+    if (known && names.every((n) => n in known)) return known;
+    try {
+      const answer = await ck.control("GET", "/_ck/schema");
+      const types = {};
+      for (const t of (answer && answer.recordTypes) || []) {
+        types[t.name] = {};
+        for (const f of t.fields || []) types[t.name][f.name] = f.type;
+      }
+      schema.key = key;
+      schema.types = types;
+      fillTypeList(Object.keys(types));
+    } catch (e) {
+      // An older server without the route: values go untyped and the server's refusal says what it needs.
+      return {};
+    }
+    return schema.types[recordType] || {};
+  }
+
+  const KEYWORDS = new Set(["AND", "OR", "NOT", "ANY", "SOME", "ALL", "NONE", "IN", "BEGINSWITH", "CONTAINS", "BETWEEN",
+    "TRUEPREDICATE", "FALSEPREDICATE", "YES", "NO", "TRUE", "FALSE", "NOW", "CAST", "NIL", "NULL", "SELF", "ALLTOKENS",
+    "TOKENMATCHES", "DISTANCETOLOCATION:FROMLOCATION:", "MATCHES", "LIKE", "ENDSWITH"]);
+
+  function fillTypeList(names) {
+    const list = $("#q-types");
+    if (!list) return;
+    list.textContent = "";
+    for (const n of names.sort()) list.append(ck.h("option", { value: n }));
+  }
+
+  /** Field names a predicate mentions (identifiers that are not keywords), to know whether the cached schema is stale. */
+  function mentionedNames(text) {
+    try {
+      return tokenize(text).filter((t) => t.kind === "id" && !KEYWORDS.has(t.value.toUpperCase()) && !SYSTEM_FIELDS[t.value])
+        .map((t) => t.value);
+    } catch (e) {
+      return [];
+    }
+  }
+
   function stateKey() {
     const s = ck.state;
     return [s.container, s.environment, s.database, s.zone, s.user].join("\u0000");
@@ -475,13 +529,15 @@
 
   function render(el) {
     const key = stateKey();
-    if (view.root !== el || !el.querySelector("#q-form")) {
+    const fresh = view.root !== el || !el.querySelector("#q-form");
+    if (fresh) {
       build(el);
     } else if (key !== view.stateKey) {
       // Another container, environment, database, zone or user: what the page shows belongs to the old one.
       clearResults();
       closeDetail();
     }
+    if (fresh || key !== view.stateKey) fieldTypes("", []); // fills the record type suggestions; failures are its own
     view.stateKey = key;
   }
 
@@ -490,7 +546,8 @@
     el.textContent = "";
     const form = ck.h("form", { id: "q-form", class: "q-form", onsubmit: (e) => { e.preventDefault(); runQuery(); } },
       ck.h("label", { for: "q-type" }, "Record type"),
-      ck.h("input", { id: "q-type", type: "text", placeholder: "Note", name: "recordType" }),
+      ck.h("input", { id: "q-type", type: "text", placeholder: "Note", name: "recordType", list: "q-types", autocomplete: "off" }),
+      ck.h("datalist", { id: "q-types" }),
       ck.h("label", { for: "q-predicate" }, "Predicate"),
       ck.h("input", { id: "q-predicate", type: "text", name: "predicate", placeholder: "priority > 2 AND title BEGINSWITH 'Buy'",
         title: "CloudKit's predicate syntax, as ck query takes it; Enter runs the query" }),
@@ -522,13 +579,12 @@
     if (n) n.disabled = true;
   }
 
-  function queryBody() {
+  function queryBody(types) {
     const type = $("#q-type").value.trim();
-    if (!type) throw makeError(400, "BAD_REQUEST", "q-type: missing: a query needs its record type");
     const text = $("#q-predicate").value;
     let parsed;
     try {
-      parsed = parsePredicate(text);
+      parsed = parsePredicate(text, types);
     } catch (e) {
       if (e instanceof PredicateError) throw predicateError(e, text);
       throw e;
@@ -549,7 +605,9 @@
     ck.clearError();
     let q;
     try {
-      q = queryBody();
+      const type = $("#q-type").value.trim();
+      if (!type) throw makeError(400, "BAD_REQUEST", "q-type: missing: a query needs its record type");
+      q = queryBody(await fieldTypes(type, mentionedNames($("#q-predicate").value)));
     } catch (e) {
       ck.showError(e);
       return;

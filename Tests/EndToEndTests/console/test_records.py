@@ -48,6 +48,11 @@ def text(h, css):
     return h.script("var e = document.querySelector(arguments[0]); return e ? e.textContent : null", css)
 
 
+def shown(h, css):
+    """Whether an element matching css is on the page and displayed, read in one script."""
+    return h.script("var e = document.querySelector(arguments[0]); return !!(e && e.offsetParent !== null)", css)
+
+
 def value(h, name):
     """The detail's input for a field: its current value."""
     return h.script("var e = document.querySelector('#record-detail input[data-field=\"' + arguments[0] + '\"]');"
@@ -110,6 +115,17 @@ def test_enter_in_the_predicate_runs_the_query_with_sort_and_filters(h):
     wait_rows(h, ["n24", "n23", "n22", "n21", "n20"])
     query(h, "title IN {'Note 03', 'Note 07'} AND NOT tags CONTAINS 'z'", limit="50", enter=True)
     wait_rows(h, ["n03", "n07"])
+
+
+def test_a_quoted_record_name_compared_with_a_reference_field_is_a_reference(h):
+    seed(h)
+    # ck query says owner == %@ --arg ref:n01; the page has no --arg, so the schema types the quoted name.
+    query(h, "owner == 'n01' AND priority <= 3", enter=True)
+    wait_rows(h, ["n02", "n03"])
+    query(h, "owner IN {'n01'} AND priority BETWEEN {4, 5}", enter=True)
+    wait_rows(h, ["n04", "n05"])
+    # The record type suggestions come from the schema.
+    assert "Note" in [o.get_attribute("value") for o in h.all("#q-types option")]
 
 
 def test_a_bad_predicate_shows_the_refusal_naming_it(h):
@@ -216,14 +232,14 @@ def test_a_conflict_then_take_server(h):
     saved = fetch(h, "n04")
     assert field(saved, "title") == "Server side"
     assert text(h, "#record-detail .sys-recordChangeTag") == saved["recordChangeTag"]
-    assert not [e for e in h.all("#conflict") if e.is_displayed()]
+    assert not shown(h, "#conflict")
 
 
 def test_a_conflict_then_keep_mine(h):
     seed(h)
     make_conflict(h, "n06")
     h.click("#conflict-keep-mine")
-    h.wait(lambda d: not [e for e in h.all("#conflict") if e.is_displayed()], "the conflict to close")
+    h.wait(lambda d: not shown(h, "#conflict"), "the conflict to close")
     saved = fetch(h, "n06")
     assert field(saved, "title") == "Mine"
     # Only the field the page changed is written: the server's other change stays.
