@@ -521,8 +521,15 @@
     return [s.container, s.environment, s.database, s.zone, s.user].join("\u0000");
   }
 
-  function zoneID(zoneName) {
-    return { zoneName: zoneName || ck.state.zone || "_defaultZone" };
+  /** The zoneID a request names: a record's own (its owner too, which tells two owners' shared zones apart), else
+   *  the zone picker's. */
+  function zoneID(zone) {
+    if (zone && zone.zoneName) {
+      const out = { zoneName: zone.zoneName };
+      if (zone.ownerRecordName) out.ownerRecordName = zone.ownerRecordName;
+      return out;
+    }
+    return { zoneName: ck.state.zone || "_defaultZone" };
   }
 
   function $(sel) { return view.root ? view.root.querySelector(sel) : null; }
@@ -678,9 +685,8 @@
   /** Opens a record's detail by name (a row, a reference cell, a saved new record). */
   async function openRecord(recordName, zone) {
     ck.clearError();
-    const zoneName = zone && zone.zoneName ? zone.zoneName : undefined;
     try {
-      const answer = await ck.ws("records/lookup", { records: [{ recordName: recordName }], zoneID: zoneID(zoneName) });
+      const answer = await ck.ws("records/lookup", { records: [{ recordName: recordName }], zoneID: zoneID(zone) });
       const r = (answer.records || [])[0];
       if (!r) throw makeError(500, "INTERNAL_ERROR", "records/lookup answered no entry for " + recordName, answer);
       if (r.serverErrorCode) throw recordError(r, answer);
@@ -760,7 +766,7 @@
 
   async function modify(operation, record) {
     const answer = await ck.ws("records/modify", { operations: [{ operationType: operation, record: record }],
-      zoneID: zoneID(record.zoneID ? record.zoneID.zoneName : undefined) });
+      zoneID: zoneID(record.zoneID) });
     const r = (answer.records || [])[0];
     if (!r) throw makeError(500, "INTERNAL_ERROR", "records/modify answered no entry for " + (record.recordName || "the new record"), answer);
     return { record: r, answer: answer };
@@ -803,7 +809,7 @@
   async function showConflict(ancestor, mine) {
     // CloudKit's CONFLICT carries no server record: look it up again.
     const answer = await ck.ws("records/lookup", { records: [{ recordName: ancestor.recordName }],
-      zoneID: zoneID(ancestor.zoneID ? ancestor.zoneID.zoneName : undefined) });
+      zoneID: zoneID(ancestor.zoneID) });
     const server = (answer.records || [])[0];
     if (!server || server.serverErrorCode) {
       throw makeError(409, "CONFLICT", ancestor.recordName + " changed on the server and can no longer be read there (" +
@@ -817,7 +823,7 @@
     names.sort();
     const column = (cls, title, tag, fields) => ck.h("div", { class: cls },
       ck.h("h3", null, title),
-      ck.h("p", { class: "conflict-tag" }, "recordChangeTag ", tag || ""),
+      ck.h("p", { class: "conflict-tag" }, tag ? "recordChangeTag " + tag : "not saved"),
       ck.h("table", null, ck.h("tbody", null, names.map((n) => ck.h("tr",
         { "data-field": n, class: differs(n, server, client, ancestor) ? "differs" : null },
         ck.h("th", { scope: "row" }, n), ck.h("td", null, fields[n] ? ck.cell(fields[n]) : "—"))))));
@@ -825,7 +831,8 @@
     c.textContent = "";
     c.append(
       ck.h("p", { class: "conflict-why" }, ancestor.recordName + " changed on the server since this page loaded it (CONFLICT). " +
-        "Take the server's version, or keep yours and save it over the server's."),
+        "Take the server's version, or keep yours: the fields you changed (" + Object.keys(mine).sort().join(", ") +
+        ") are saved over the server's version, its other fields stay."),
       ck.h("div", { class: "conflict-columns" },
         column("conflict-server", "Server (now)", server.recordChangeTag, server.fields || {}),
         column("conflict-client", "Yours (unsaved)", "", client),
