@@ -272,11 +272,24 @@
       const ow = word(op);
       if (op.kind === "op" && COMPARISONS[op.value]) {
         refuseModifier();
+        const declared = (types || {})[k.value] || "";
+        if (declared.startsWith("LIST<") && (op.value === "==" || op.value === "=")) {
+          throw new PredicateError(op.column, "== on the list field '" + k.value + "' (" + declared + ") is not supported: a list is tested member by member",
+            "use " + k.value + " CONTAINS 'x', or ANY " + k.value + " IN {'x', 'y'}");
+        }
         return cmp(t, k, COMPARISONS[op.value], value());
       }
       if (ow === "IN") { refuseModifier(); return cmp(t, k, "IN", list()); }
       if (ow === "BEGINSWITH") { refuseModifier(); return cmp(t, k, "BEGINS_WITH", value()); }
-      if (ow === "CONTAINS") { refuseModifier(); return cmp(t, k, "LIST_CONTAINS", value()); }
+      if (ow === "CONTAINS") {
+        const declared = (types || {})[k.value] || "";
+        if (declared === "STRING") {
+          throw new PredicateError(op.column, "CONTAINS on the STRING field '" + k.value + "' is not supported: CONTAINS tests list membership",
+            "use BEGINSWITH for a prefix, or self CONTAINS 'word' for a word anywhere in the record's text");
+        }
+        refuseModifier();
+        return cmp(t, k, "LIST_CONTAINS", value());
+      }
       if (ow === "BETWEEN") {
         const range = list();
         if (range.value.length !== 2) throw new PredicateError(op.column, "BETWEEN takes two values", k.value + " BETWEEN {1, 5}");

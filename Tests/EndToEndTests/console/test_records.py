@@ -115,6 +115,11 @@ def test_enter_in_the_predicate_runs_the_query_with_sort_and_filters(h):
     wait_rows(h, ["n24", "n23", "n22", "n21", "n20"])
     query(h, "title IN {'Note 03', 'Note 07'} AND NOT tags CONTAINS 'z'", limit="50", enter=True)
     wait_rows(h, ["n03", "n07"])
+    query(h, "title BEGINSWITH 'Note 1' AND ANY tags IN {'b', 'q'}", limit="50", enter=True)
+    wait_rows(h, ["n%02d" % i for i in range(10, 20)])
+    # Token search: every word in some searchable string field (development searches every STRING field).
+    query(h, "self CONTAINS 'note 07'", limit="50", enter=True)
+    wait_rows(h, ["n07"])
 
 
 def test_a_quoted_record_name_compared_with_a_reference_field_is_a_reference(h):
@@ -135,6 +140,10 @@ def test_a_bad_predicate_shows_the_refusal_naming_it(h):
     text = h.wait_text("#error", "OR")
     assert "column 14" in text and "BAD_REQUEST" in text and "IN {" in text, text
     assert rows(h) == [], rows(h)
+    # CONTAINS on a STRING field: ck query's refusal and hint (the schema says title is STRING).
+    query(h, "title CONTAINS 'milk'", enter=True)
+    text = h.wait_text("#error", "CONTAINS on the STRING field 'title'")
+    assert "column 7" in text and "self CONTAINS" in text, text
     # Refused by the server: CloudKit's error for a field the type does not have.
     query(h, "nosuchfield == 1", enter=True)
     text = h.wait_text("#error", "nosuchfield")
