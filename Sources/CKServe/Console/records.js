@@ -111,7 +111,7 @@
     const tokens = tokenize(text);
     let at = 0;
     const peek = () => tokens[at];
-    const next = () => tokens[at++];
+    const next = () => tokens[Math.min(at++, tokens.length - 1)]; // never past the end token
     const word = (t) => t.kind === "id" ? t.value.toUpperCase() : null;
     const isWord = (t, w) => word(t) === w;
     const isPunct = (t, p) => t.kind === "punct" && t.value === p;
@@ -122,7 +122,7 @@
     };
 
     function describe(t) {
-      return t.kind === "end" ? "the end of the predicate" : t.kind === "str" ? "'" + t.value + "'" : "'" + t.value + "'";
+      return t.kind === "end" ? "the end of the predicate" : "'" + t.value + "'";
     }
 
     function key() {
