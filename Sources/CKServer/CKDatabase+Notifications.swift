@@ -1,5 +1,4 @@
 import Foundation
-import CKFiles
 import CKModel
 import CKQuery
 import CKSchema
@@ -243,7 +242,6 @@ extension CKDatabase {
     /// The size and modification time of this user's notification log (nil when it has none), read without the
     /// lock: a cheap check of whether a notification may have been added, for `ck notification watch`.
     public func notificationLogStamp() -> [Int64]? {
-        guard let st = FileIO.status(env.notificationsPath(userRecordName)) else { return nil }
-        return [Int64(st.st_size), Int64(st.st_mtim.tv_sec), Int64(st.st_mtim.tv_nsec), Int64(st.st_ino)]
+        NotificationLog.stamp(env.notificationsPath(userRecordName))
     }
 }

@@ -8,8 +8,8 @@ enum NotificationCommand {
         discussion: "Subscriptions append notifications for their owner when a change matches. They are kept per user, for every database and zone, oldest first. Each carries the deviceID of the write that caused it: CloudKit pushes to every device of the user except that one, so a client filters on it.",
         examples: [("ck notification list --unread", "Notifications not yet marked read."),
                    ("ck notification list --device iphone", "What the device iphone is pushed."),
-                   ("ck notification show 2F1C… --payload", "The push payload an app receives for it."),
-                   ("ck notification watch --count 1 --timeout 10", "Wait up to 10 seconds for the next notification."),
+                   ("ck notification show \"$ID\" --payload", "The push payload an app receives for notification $ID."),
+                   ("ck notification watch --subscription hot --timeout 2", "Print hot's notifications as they are made, for 2 seconds."),
                    ("ck notification read --all", "Mark every notification read.")],
         subcommands: [
             CommandSpec("list", summary: "List this user's notifications, oldest first.",
