@@ -3,20 +3,29 @@ import Foundation
 /// What a subscription's notifications carry (CKSubscription.NotificationInfo, Web Services §2.14): the alert an
 /// app shows, its badge, sound and category, whether it is a silent push, and the record fields it carries.
 public struct NotificationInfo: Equatable, Sendable {
+    /// The alert's title, its localization key and the key's arguments.
     public var title: String?
     public var titleLocalizationKey: String?
     public var titleLocalizationArgs: [String]
+    /// The alert's subtitle, its localization key and the key's arguments.
     public var subtitle: String?
     public var subtitleLocalizationKey: String?
     public var subtitleLocalizationArgs: [String]
+    /// The alert's body, its localization key and the key's arguments.
     public var alertBody: String?
     public var alertLocalizationKey: String?
     public var alertLocalizationArgs: [String]
+    /// The localization key of the alert's action button.
     public var alertActionLocalizationKey: String?
+    /// The launch image shown when the alert opens the app.
     public var alertLaunchImage: String?
+    /// The sound played with the alert.
     public var soundName: String?
+    /// The notification category: which actions the alert offers.
     public var category: String?
+    /// Whether the push sets the app's badge.
     public var shouldBadge: Bool
+    /// Whether the push is a silent background one (`content-available: 1`).
     public var shouldSendContentAvailable: Bool
     /// Fields copied into query notifications (only reference, location, timestamp, number and string fields).
     public var desiredKeys: [String]
@@ -34,6 +43,7 @@ public struct NotificationInfo: Equatable, Sendable {
         ("alertLocalizationArgs", \.alertLocalizationArgs),
     ] }
 
+    /// Notification info with an alert body, flags and desired keys; the other alert fields are set afterwards.
     public init(alertBody: String? = nil, shouldBadge: Bool = false, shouldSendContentAvailable: Bool = false, desiredKeys: [String] = []) {
         self.alertBody = alertBody
         self.shouldBadge = shouldBadge

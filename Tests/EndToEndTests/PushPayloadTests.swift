@@ -121,11 +121,14 @@ import Testing
     @Test func watchPrintsASaveMadeByAnotherProcess() throws {
         let s = try seeded()
         try s.ck("subscription", "create", "query", "Note", "priority >= 5", "--id", "hot")
+        try s.ck("subscription", "create", "query", "Note", "priority < 5", "--id", "cold")
         try s.ck("record", "save", "Note", "--name", "before", "title=b", "priority=9")
         // --timeout only bounds a broken watch; the test waits for it to end, not for a time.
-        let w = try s.launch(["notification", "watch", "--count", "1", "--timeout", "60", "-o", "jsonl"])
+        let w = try s.launch(["notification", "watch", "--subscription", "hot", "--count", "1", "--timeout", "60", "-o", "jsonl"])
         let said = waitUntilWatching(w.err)
-        #expect(said.contains("watching notifications of default"), "\(said)")
+        #expect(said.contains("watching notifications of default from subscription hot"), "\(said)")
+        // The first save fires only cold, which the watch leaves out; the second fires hot.
+        #expect(try s.ck("record", "save", "Note", "--name", "c1", "title=x", "priority=1").status == 0)
         #expect(try s.ck("record", "save", "Note", "--name", "n1", "title=x", "priority=9").status == 0)
         let (out, _) = Sandbox.finish(w.process, out: w.out, err: w.err)
         #expect(w.process.terminationStatus == 0)

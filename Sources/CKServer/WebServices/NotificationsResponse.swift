@@ -6,6 +6,7 @@ public struct NotificationsResponse: Sendable {
     /// The container, environment and user they were made in, for each one's push `payload` (nil: no payload).
     public var origin: (container: String, environment: Environment, userRecordName: String)?
 
+    /// The notifications; with the database they were read from, each answers its push `payload` too.
     public init(notifications: [SubscriptionNotification], database: CKDatabase? = nil) {
         self.notifications = notifications
         origin = database.map { ($0.container.identifier, $0.environment, $0.userRecordName) }
