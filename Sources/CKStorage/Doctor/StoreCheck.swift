@@ -140,6 +140,11 @@ package struct StoreCheck {
         if let current = read?["currentContainer"]?.stringValue, !root.hasContainer(current) {
             checkCurrentContainer(current)
         }
+        // A damaged clock.json leaves ck on the real time (with a warning at every command).
+        let clock = ClockFile(root: root.path)
+        checkOptional(clock.path, without: "the store's clock is then the real time") { (o) throws(CKError) in
+            _ = try StoreClock(json: o, path: clock.path)
+        }
         // serve.json is a cache, but a broken one stops 'ck serve log' until it is removed.
         let serve = root.path + "/serve.json"
         checkOptional(serve, without: "'ck serve log' then finds no server until one starts") { (o) throws(CKError) in
