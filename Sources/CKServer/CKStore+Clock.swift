@@ -57,7 +57,7 @@ extension CKStore {
     @discardableResult
     public func setClock(_ instant: Int64, running: Bool = false, backwards: Bool = false) throws(CKError) -> Int64 {
         guard ISO8601.validRange.contains(instant) else { throw CKError.invalid("the instant \(instant) is outside years 1 to 9999") }
-        return try changeClock(backwards: backwards, what: "setting the clock to \(ISO8601.format(milliseconds: instant))") { (_, real) in
+        return try changeClock(backwards: backwards, replacesDamaged: true, what: "setting the clock to \(ISO8601.format(milliseconds: instant))") { (_, real) in
             running ? StoreClock(offset: instant - real) : StoreClock(fixed: instant)
         }
     }
@@ -66,21 +66,28 @@ extension CKStore {
     @discardableResult
     public func advanceClock(by ms: Int64) throws(CKError) -> Int64 {
         guard ms >= 0 else { throw CKError.invalid("the clock only advances; to go back use 'ck clock set <instant> --backwards'") }
-        return try changeClock(backwards: false, what: "advancing the clock") { (clock, _) in clock.advanced(by: ms) }
+        return try changeClock(backwards: false, replacesDamaged: false, what: "advancing the clock") { (clock, _) in clock.advanced(by: ms) }
     }
 
     /// Returns the clock to the real time (clock.json removed); refused when that goes back, unless `backwards`.
     @discardableResult
     public func resetClock(backwards: Bool = false) throws(CKError) -> Int64 {
-        try changeClock(backwards: backwards, what: "resetting the clock to the real time") { (_, _) in .real }
+        try changeClock(backwards: backwards, replacesDamaged: true, what: "resetting the clock to the real time") { (_, _) in .real }
     }
 
     /// Reads clock.json, makes the new clock and writes it, under the root lock; refuses a clock that goes back.
-    private func changeClock(backwards: Bool, what: String, _ make: (StoreClock, Int64) -> StoreClock) throws(CKError) -> Int64 {
+    /// `replacesDamaged`: a damaged file is replaced (set, reset: what the clock was is not needed; ck has been on
+    /// the real time meanwhile, as its warning said), not moved from (advance).
+    private func changeClock(backwards: Bool, replacesDamaged: Bool, what: String,
+                             _ make: (StoreClock, Int64) -> StoreClock) throws(CKError) -> Int64 {
         try perform(.clockSet, container: nil) { () throws(CKError) -> Int64 in
             try writingRoot(makeDirectory: true) { (writes) throws(CKError) -> Int64 in
                 let file = ClockFile(root: root)
-                let current = try file.read()
+                let current: StoreClock
+                do throws(CKError) { current = try file.read() } catch {
+                    guard replacesDamaged else { throw error }
+                    current = .real
+                }
                 let real = CKStore.realNow()
                 let before = current.now(real: real)
                 let next = make(current, real)

@@ -98,12 +98,12 @@ public struct SyncEngine {
                     let store = db.container.store
                     let due = store.now() + Int64((wait * 1000).rounded(.up))
                     let retryAt = "retry at \(ISO8601.format(milliseconds: due)) on the store's clock"
-                    // A fixed clock (ck clock set, CK_NOW) does not move while the engine sleeps: retrying would
-                    // only meet the same window, so the sync stops and says when to come back.
-                    if retry && wait > 0 && store.clockIsFixed {
-                        throw try stop(error, report: &report, why: "the store's clock is fixed, so waiting would not pass retryAfter; \(retryAt), after 'ck clock advance'")
-                    }
                     if retry && attempts < SyncEngine.maxAttempts && report.waited + wait <= maxWait {
+                        // A fixed clock (ck clock set, CK_NOW) does not move while the engine sleeps: retrying
+                        // would only meet the same window, so the sync stops and says when to come back.
+                        if wait > 0 && store.clockIsFixed {
+                            throw try stop(error, report: &report, why: "the store's clock is fixed, so waiting would not pass retryAfter; \(retryAt), after 'ck clock advance'")
+                        }
                         sleep(wait)
                         report.waited += wait
                         report.retries.append(.init(operation: operation, zoneName: zone, code: error.code, wait: wait))

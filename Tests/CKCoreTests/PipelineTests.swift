@@ -137,6 +137,8 @@ import CKTestSupport
         _ = try StoreDoctor.examine(store, repair: false)
         _ = try StoreDoctor.examine(store, repair: true)
         _ = try c.resetDevelopment()
+        _ = try store.clock()
+        _ = try store.advanceClock(by: 1)
     }
 
     @Test func everyOperationKindPassesTheFaultHook() throws {

@@ -22,7 +22,7 @@ enum FaultCommand {
                             OptionSpec("type", value: "type", help: "Only records of this type in save and delete requests.", completion: .recordType),
                             OptionSpec("record", value: "name", help: "Only this record in save and delete requests.", completion: .recordName),
                             OptionSpec("retry-after", value: "seconds", help: "retryAfter of a retryable error (default: 2).", rule: .number(min: 0)),
-                            OptionSpec("times", value: "n", help: "Fire n times (throttling windows for a throttling rule), then the rule is gone (default: every time).", rule: .integer(min: 1)),
+                            OptionSpec("times", value: "n", help: "Fire n times (a throttle: n windows), then it goes (default: every time).", rule: .integer(min: 1)),
                             OptionSpec("probability", value: "p", help: "Fire with probability p (0 to 1) at each matching operation.",
                                        rule: .number(min: 0, max: 1)),
                             OptionSpec("seed", value: "n", help: "Seed of the --probability draws (default: chosen once and kept)."),
