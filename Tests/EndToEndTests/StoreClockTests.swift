@@ -22,6 +22,9 @@ import CKModel
         // Milliseconds work too, and only for the command that has them.
         #expect(try s.run(["record", "save", "Note", "--name", "a", "t=2", "--policy", "changed-keys"], env: ["CK_NOW": "1893456000123"]).status == 0)
         #expect(try stamps(s, "a") == (1_893_456_000_000, 1_893_456_000_123))
+        // A TIMESTAMP written `now` is the same instant.
+        let when = try s.run(["record", "save", "Note", "--name", "d", "when:timestamp=now", "-o", "json"], env: ["CK_NOW": "2030-01-01T00:00:00Z"])
+        #expect((try JSON.parse(when.stdout))["records"]?.arrayValue?.first?["fields"]?["when"]?["value"] == .int(1_893_456_000_000), "\(when.stdout)")
         #expect(try s.ck("record", "save", "Note", "--name", "b", "t=1").status == 0)
         let real = try #require(try stamps(s, "b").created)
         #expect(real > 1_700_000_000_000 && real < 1_893_456_000_000, "without CK_NOW the real time: \(real)")
