@@ -10,6 +10,7 @@ public struct StoreClock: Sendable, Equatable {
     /// The real time, unmoved: what a store without clock.json reads.
     public static let real = StoreClock()
 
+    /// A clock `offset` ms from the real time, or fixed at `fixed`.
     public init(offset: Int64 = 0, fixed: Int64? = nil) {
         self.offset = offset
         self.fixed = fixed

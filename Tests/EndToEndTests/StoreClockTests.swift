@@ -167,6 +167,24 @@ import CKModel
     }
 }
 
+extension StoreClockTests {
+    /// lost+found is named by the real time: under a fixed clock two repairs must not share a directory, where the
+    /// second move would replace what the first kept.
+    @Test func repairsUnderAFixedClockKeepEveryCopy() throws {
+        let s = try Sandbox()
+        #expect(try s.ck("clock", "set", "2030-01-01T00:00:00Z").status == 0)
+        #expect(try s.ck("fault", "add", "--error", "zoneBusy").status == 0)
+        let faults = s.dir + "/store/containers/iCloud.ck.default/development/faults.json"
+        for damage in ["{ first", "{ second"] {
+            try damage.write(toFile: faults, atomically: true, encoding: .utf8)
+            #expect(try s.ck("doctor", "--repair").status == 0)
+        }
+        let kept = s.files(under: s.dir + "/store/lost+found").filter { $0.hasSuffix("faults.json") }
+        let texts = try kept.map { try String(contentsOfFile: s.dir + "/store/lost+found/" + $0, encoding: .utf8) }
+        #expect(texts.sorted() == ["{ first", "{ second"], "\(kept)")
+    }
+}
+
 /// The clock as `ck serve` reads it: it follows `ck clock` run from another process, and a continuationMarker
 /// expires on it.
 @Suite struct ServeClockTests {

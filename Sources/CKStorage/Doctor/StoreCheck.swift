@@ -12,7 +12,7 @@ import CKSchema
 package struct StoreCheck {
     package let root: StoreRoot
     package let repair: Bool
-    /// The clock repairs stamp lost+found and rebuilt files with.
+    /// The store's clock, which rebuilt files are stamped with (lost+found is named by the real time).
     package let now: () -> Int64
     package let indexEnabled: Bool
     package var findings: [DoctorFinding] = []
@@ -74,7 +74,10 @@ package struct StoreCheck {
     /// Where repaired-away data goes; created on first use.
     package mutating func aside(_ path: String) -> String? {
         if lostFound == nil {
-            let stamp = ISO8601.format(milliseconds: now()).replacingOccurrences(of: ":", with: "-")
+            // The real time, not the store's clock: a fixed clock would give two repairs one directory, and a
+            // second move there would replace what the first kept.
+            let real = Int64((Date().timeIntervalSince1970 * 1000).rounded(.down))
+            let stamp = ISO8601.format(milliseconds: real).replacingOccurrences(of: ":", with: "-")
             lostFound = root.path + "/lost+found/" + stamp
         }
         guard let base = lostFound else { return nil }
