@@ -168,6 +168,18 @@ import CKModel
 }
 
 extension StoreClockTests {
+    /// A query's now — now() in the predicate, an argument `now` — is the store's clock.
+    @Test func aQuerysNowIsTheStoresClock() throws {
+        let s = try Sandbox()
+        #expect(try s.ck("record", "save", "Note", "--name", "past", "when:timestamp=2029-12-31T00:00:00Z").status == 0)
+        #expect(try s.ck("record", "save", "Note", "--name", "future", "when:timestamp=2030-01-02T00:00:00Z").status == 0)
+        #expect(try s.ck("clock", "set", "2030-01-01T00:00:00Z").status == 0)
+        #expect(try s.ck("query", "Note", "when < now()", "-o", "name").stdout == "past\n")
+        #expect(try s.ck("query", "Note", "when < %@", "--arg", "now", "-o", "name").stdout == "past\n")
+        #expect(try s.ck("clock", "advance", "2d").status == 0)
+        #expect(try s.ck("query", "Note", "when < now()", "-o", "name").stdout.split(separator: "\n").sorted() == ["future", "past"])
+    }
+
     /// lost+found is named by the real time: under a fixed clock two repairs must not share a directory, where the
     /// second move would replace what the first kept.
     @Test func repairsUnderAFixedClockKeepEveryCopy() throws {
