@@ -12,7 +12,7 @@ import Testing
 
     @Test func aTimesTwoThrottleIsSeenTwiceThenGone() throws {
         let s = try notes()
-        #expect(try s.ck("clock", "set", "2030-01-01T00:00:00Z").status == 0)
+        #expect(try s.ck("clock", "set", "2099-01-01T00:00:00Z").status == 0)
         #expect(try s.ck("fault", "add", "--error", "requestRateLimited", "--times", "2", "--retry-after", "1.5").stdout == "f1\n")
         let first = try s.ck("record", "save", "Note", "--name", "a", "t=1")
         #expect(first.status == 5)
@@ -158,17 +158,17 @@ import Testing
         #expect(r.stdout.contains("\"ckErrorCode\": \"requestRateLimited\""))
         #expect(try s.ck("sync", "ipad", "-o", "plain").stdout.contains("pulled\tNotes\t1\t0"))
         // --no-retry stops at once, with the wait and when to retry on the store's clock (fixed from here on).
-        #expect(try s.ck("clock", "set", "2030-01-01T00:00:00Z").status == 0)
+        #expect(try s.ck("clock", "set", "2099-01-01T00:00:00Z").status == 0)
         #expect(try s.ck("device", "save", "phone", "Note", "--name", "n3", "t=three").status == 0)
         #expect(try s.ck("fault", "add", "--error", "zoneBusy", "--times", "1", "--retry-after", "4").status == 0)
         let stopped = try s.ck("sync", "phone", "--no-retry")
         #expect(stopped.status == 5)
-        #expect(stopped.stderr.contains("sync of phone stopped (--no-retry; retry at 2030-01-01T00:00:04.000Z on the store's clock); its 1 pending edit is kept")
+        #expect(stopped.stderr.contains("sync of phone stopped (--no-retry; retry at 2099-01-01T00:00:04.000Z on the store's clock); its 1 pending edit is kept")
                 && stopped.stderr.contains("retry after 4.0 seconds"), "\(stopped.stderr)")
         #expect(try s.ck("clock", "advance", "4s").status == 0)
         // A wait beyond --max-wait stops too.
         #expect(try s.ck("fault", "add", "--error", "zoneBusy", "--times", "1", "--retry-after", "30").status == 0)
-        #expect(try s.ck("sync", "phone", "--max-wait", "1").stderr.contains("would pass --max-wait 1.0; retry at 2030-01-01T00:00:34.000Z on the store's clock"))
+        #expect(try s.ck("sync", "phone", "--max-wait", "1").stderr.contains("would pass --max-wait 1.0; retry at 2099-01-01T00:00:34.000Z on the store's clock"))
         #expect(try s.ck("clock", "advance", "30s").status == 0)
         #expect(try s.ck("sync", "phone").status == 0)
         #expect(try s.ck("record", "fetch", "n3").status == 0)

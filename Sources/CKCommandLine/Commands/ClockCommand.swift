@@ -7,9 +7,9 @@ enum ClockCommand {
     static let spec = CommandSpec(
         "clock", summary: "Show, set, advance or reset the store's clock.",
         discussion: "Everything ck stamps or compares with now reads the store's clock: records' created and modified times, deletions, notifications, throttling windows of fault rules, query cursors' lifetime and the expiry of web auth tokens. By default it is the real time. 'set' fixes it at an instant (it stays there until moved; --running lets it run on from there), 'advance' moves it forward, 'reset' returns to the real time; the setting is kept in clock.json at the store root, and a running 'ck serve' follows it. CK_NOW (ms since 1970 or an ISO 8601 instant) fixes now for one command, whatever the store's clock says. Moving the clock back is refused unless --backwards: records saved afterwards would be older than those already saved, and modification times would go back. Change tokens don't expire with time. See 'ck help clock'.",
-        examples: [("ck clock set 2026-01-01T00:00:00Z", "Fix the clock at New Year."),
+        examples: [("ck clock set 2099-01-01T00:00:00Z", "Fix the clock at New Year 2099."),
                    ("ck clock advance 5m", "Move it five minutes on (past a 300-second retryAfter)."),
-                   ("CK_NOW=2026-01-01T00:00:00Z ck record save Note title=Hi", "Save a record created at that instant."),
+                   ("CK_NOW=2099-01-01T00:00:00Z ck record save Note title=Hi", "Save a record created at that instant."),
                    ("ck clock reset --backwards", "Back to the real time, even if the clock was ahead.")],
         subcommands: [
             CommandSpec("show", summary: "Print the store's time and how the clock is set.", run: show),

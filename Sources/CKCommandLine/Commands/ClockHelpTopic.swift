@@ -18,7 +18,7 @@ enum ClockHelpTopic {
         ck clock reset               back to the real time
         CK_NOW=<instant> ck ...      fix now for that one command only
 
-        An instant is ISO 8601 (2030-01-01T00:00:00Z) or milliseconds since 1970.
+        An instant is ISO 8601 (2099-01-01T00:00:00Z) or milliseconds since 1970.
         The setting lives in clock.json at the store root (no file: the real
         time); a running 'ck serve' follows it from its next request.
 
