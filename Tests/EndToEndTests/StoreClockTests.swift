@@ -22,7 +22,11 @@ import CKModel
         // Milliseconds work too, and only for the command that has them.
         #expect(try s.run(["record", "save", "Note", "--name", "a", "t=2", "--policy", "changed-keys"], env: ["CK_NOW": "4070908800123"]).status == 0)
         #expect(try stamps(s, "a") == (4_070_908_800_000, 4_070_908_800_123))
-        // A TIMESTAMP written `now` is the same instant.
+        // A TIMESTAMP written `now` is the same instant, on the server and in a device's edit.
+        #expect(try s.ck("zone", "create", "Notes").status == 0)
+        #expect(try s.run(["-z", "Notes", "device", "save", "phone", "Note", "--name", "e", "when:timestamp=now"], env: ["CK_NOW": "4070908800000"]).status == 0)
+        let edit = try s.ck("device", "records", "phone", "-o", "json")
+        #expect((try JSON.parse(edit.stdout))["records"]?.arrayValue?.first?["fields"]?["when"]?["value"] == .int(4_070_908_800_000), "\(edit.stdout)")
         let when = try s.run(["record", "save", "Note", "--name", "d", "when:timestamp=now", "-o", "json"], env: ["CK_NOW": "2099-01-01T00:00:00Z"])
         #expect((try JSON.parse(when.stdout))["records"]?.arrayValue?.first?["fields"]?["when"]?["value"] == .int(4_070_908_800_000), "\(when.stdout)")
         #expect(try s.ck("record", "save", "Note", "--name", "b", "t=1").status == 0)
