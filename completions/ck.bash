@@ -8,7 +8,7 @@ _ck_passopts='--data-dir --container -c --env -e --db --zone -z --as'
 # Sets _ck_subs, _ck_opts, _ck_vopts (options taking a value) and _ck_rt (argument index of a record type) for a command path.
 _ck_info() {
     case "$1" in
-        '') _ck_subs='init container zone record asset query subscription notification changes sync share device user account role quota fault kv schema cktool model export import exec serve gc doctor help man completion' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
+        '') _ck_subs='init container zone record asset query subscription notification changes sync share device user account role quota fault clock kv schema cktool model export import exec serve gc doctor help man completion' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
         'init') _ck_subs='' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
         'container') _ck_subs='create list use show delete' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
         'container create') _ck_subs='' _ck_opts='--use' _ck_vopts='' _ck_rt='' ;;
@@ -84,6 +84,11 @@ _ck_info() {
         'fault add') _ck_subs='' _ck_opts='--error --op --type --record --retry-after --times --probability --seed --after --after-commit --id' _ck_vopts='--error --op --type --record --retry-after --times --probability --seed --after --id' _ck_rt='' ;;
         'fault list') _ck_subs='' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
         'fault clear') _ck_subs='' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
+        'clock') _ck_subs='show set advance reset' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
+        'clock show') _ck_subs='' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
+        'clock set') _ck_subs='' _ck_opts='--running --backwards' _ck_vopts='' _ck_rt='' ;;
+        'clock advance') _ck_subs='' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
+        'clock reset') _ck_subs='' _ck_opts='--backwards' _ck_vopts='' _ck_rt='' ;;
         'kv') _ck_subs='set get list remove show sync events' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
         'kv set') _ck_subs='' _ck_opts='--type --json --device' _ck_vopts='--type --json --device' _ck_rt='' ;;
         'kv get') _ck_subs='' _ck_opts='--device' _ck_vopts='--device' _ck_rt='' ;;
@@ -413,10 +418,10 @@ _ck_positional() {
             if (( $2 == 0 )); then _ck_files; fi
             ;;
         'exec')
-            if (( $2 >= 0 )); then _ck_words 'init container zone record asset query subscription notification changes sync share device user account role quota fault kv schema cktool model export import exec serve gc doctor help man completion'; fi
+            if (( $2 >= 0 )); then _ck_words 'init container zone record asset query subscription notification changes sync share device user account role quota fault clock kv schema cktool model export import exec serve gc doctor help man completion'; fi
             ;;
         'help')
-            if (( $2 >= 0 )); then _ck_words 'environment exit-codes faults formats kv model output permissions predicates sharing store init container zone record asset query subscription notification changes sync share device user account role quota fault kv schema cktool model export import exec serve gc doctor help man completion'; fi
+            if (( $2 >= 0 )); then _ck_words 'clock environment exit-codes faults formats kv model output permissions predicates sharing store init container zone record asset query subscription notification changes sync share device user account role quota fault clock kv schema cktool model export import exec serve gc doctor help man completion'; fi
             ;;
         'completion')
             if (( $2 == 0 )); then _ck_words 'bash zsh fish'; fi

@@ -7,7 +7,7 @@ function __ck_info --description 'Subcommands, options taking a value and record
     set -g __ck_rt
     switch "p:$argv[1]"
         case 'p:'
-            set -g __ck_subs init container zone record asset query subscription notification changes sync share device user account role quota fault kv schema cktool model export import exec serve gc doctor help man completion
+            set -g __ck_subs init container zone record asset query subscription notification changes sync share device user account role quota fault clock kv schema cktool model export import exec serve gc doctor help man completion
         case 'p:container'
             set -g __ck_subs create list use show delete
         case 'p:zone'
@@ -83,6 +83,8 @@ function __ck_info --description 'Subcommands, options taking a value and record
             set -g __ck_subs add list clear
         case 'p:fault add'
             set -a __ck_vopts --error --op --type --record --retry-after --times --probability --seed --after --id
+        case 'p:clock'
+            set -g __ck_subs show set advance reset
         case 'p:kv'
             set -g __ck_subs set get list remove show sync events
         case 'p:kv set'
@@ -278,6 +280,7 @@ complete -c ck -n '__ck_arg \'\' 0' -a 'account' -d 'Show or set a user\'s iClou
 complete -c ck -n '__ck_arg \'\' 0' -a 'role' -d 'Assign custom security roles to users.'
 complete -c ck -n '__ck_arg \'\' 0' -a 'quota' -d 'Set and show storage quotas.'
 complete -c ck -n '__ck_arg \'\' 0' -a 'fault' -d 'Inject CloudKit errors: add, list and clear fault rules.'
+complete -c ck -n '__ck_arg \'\' 0' -a 'clock' -d 'Show, set, advance or reset the store\'s clock.'
 complete -c ck -n '__ck_arg \'\' 0' -a 'kv' -d 'The iCloud key-value store: set, get, list, sync, and the change events devices receive.'
 complete -c ck -n '__ck_arg \'\' 0' -a 'schema' -d 'Show, export, import, validate, diff, deploy and reset the schema.'
 complete -c ck -n '__ck_arg \'\' 0' -a 'cktool' -d 'cktool\'s commands (export-schema, create-record, query-records, …) against ck\'s store.'
@@ -526,13 +529,20 @@ complete -c ck -n '__ck_at \'fault add\'' -l op -x -a 'save fetch delete query z
 complete -c ck -n '__ck_at \'fault add\'' -l type -x -a '(__ck_dynamic recordType)' -d 'Only records of this type in save and delete requests.'
 complete -c ck -n '__ck_at \'fault add\'' -l record -x -a '(__ck_dynamic recordName)' -d 'Only this record in save and delete requests.'
 complete -c ck -n '__ck_at \'fault add\'' -l retry-after -x -d 'retryAfter of a retryable error (default: 2).'
-complete -c ck -n '__ck_at \'fault add\'' -l times -x -d 'Fire n times, then the rule is gone (default: every time).'
+complete -c ck -n '__ck_at \'fault add\'' -l times -x -d 'Fire n times (a throttle: n windows), then it goes (default: every time).'
 complete -c ck -n '__ck_at \'fault add\'' -l probability -x -d 'Fire with probability p (0 to 1) at each matching operation.'
 complete -c ck -n '__ck_at \'fault add\'' -l seed -x -d 'Seed of the --probability draws (default: chosen once and kept).'
 complete -c ck -n '__ck_at \'fault add\'' -l after -x -d 'Let n matching operations through first.'
 complete -c ck -n '__ck_at \'fault add\'' -l after-commit -d 'networkFailure only: apply the operation, then lose the response.'
 complete -c ck -n '__ck_at \'fault add\'' -l id -x -d 'Rule ID (default: f1, f2, …).'
 complete -c ck -n '__ck_arg \'fault clear\' 0' -x -a '(__ck_dynamic fault)' -d 'Rule ID (default: every rule).'
+complete -c ck -n '__ck_arg \'clock\' 0' -a 'show' -d 'Print the store\'s time and how the clock is set.'
+complete -c ck -n '__ck_arg \'clock\' 0' -a 'set' -d 'Fix the clock at an instant.'
+complete -c ck -n '__ck_arg \'clock\' 0' -a 'advance' -d 'Move the clock forward.'
+complete -c ck -n '__ck_arg \'clock\' 0' -a 'reset' -d 'Return the clock to the real time.'
+complete -c ck -n '__ck_at \'clock set\'' -l running -d 'Let the clock run on from the instant instead of staying there.'
+complete -c ck -n '__ck_at \'clock set\'' -l backwards -d 'Allow moving the clock back (modification times would go back).'
+complete -c ck -n '__ck_at \'clock reset\'' -l backwards -d 'Allow moving the clock back (modification times would go back).'
 complete -c ck -n '__ck_arg \'kv\' 0' -a 'set' -d 'Set a key\'s value (on the server, or on a device with --device).'
 complete -c ck -n '__ck_arg \'kv\' 0' -a 'get' -d 'Print a key\'s value (from the server, or a device with --device).'
 complete -c ck -n '__ck_arg \'kv\' 0' -a 'list' -d 'List keys with their type and size (from the server, or a device with --device).'
@@ -681,7 +691,7 @@ complete -c ck -n '__ck_at \'import\'' -l into-env -x -a 'development production
 complete -c ck -n '__ck_arg \'import\' 0' -r -F -d 'The document (\'-\' for stdin).'
 complete -c ck -n '__ck_at \'exec\'' -l import -r -F -d 'Seed the store with this fixtures document (repeatable).'
 complete -c ck -n '__ck_at \'exec\'' -l export-on-exit -r -F -d 'Write the store\'s data to <file> when the command ends.'
-complete -c ck -n '__ck_arg \'exec\' 0+' -x -a 'init container zone record asset query subscription notification changes sync share device user account role quota fault kv schema cktool model export import exec serve gc doctor help man completion' -d 'The command to run, and its arguments (after --).'
+complete -c ck -n '__ck_arg \'exec\' 0+' -x -a 'init container zone record asset query subscription notification changes sync share device user account role quota fault clock kv schema cktool model export import exec serve gc doctor help man completion' -d 'The command to run, and its arguments (after --).'
 complete -c ck -n '__ck_arg \'serve\' 0' -a 'token' -d 'Make, list and revoke web auth tokens for ck serve.'
 complete -c ck -n '__ck_arg \'serve\' 0' -a 'key' -d 'Add, list and remove server-to-server keys for ck serve.'
 complete -c ck -n '__ck_arg \'serve\' 0' -a 'log' -d 'Show the requests a running ck serve answered.'
@@ -703,7 +713,7 @@ complete -c ck -n '__ck_at \'serve log\'' -l follow -s f -d 'Keep printing new r
 complete -c ck -n '__ck_at \'serve log\'' -l url -x -d 'The server to read (default: the one running on this store).'
 complete -c ck -n '__ck_at \'gc\'' -l dry-run -d 'Say what would be compacted and removed; change nothing.'
 complete -c ck -n '__ck_at \'doctor\'' -l repair -d 'Move bad data aside and rebuild what can be rebuilt.'
-complete -c ck -n '__ck_arg \'help\' 0+' -x -a 'environment exit-codes faults formats kv model output permissions predicates sharing store init container zone record asset query subscription notification changes sync share device user account role quota fault kv schema cktool model export import exec serve gc doctor help man completion' -d 'A topic or a command path.'
+complete -c ck -n '__ck_arg \'help\' 0+' -x -a 'clock environment exit-codes faults formats kv model output permissions predicates sharing store init container zone record asset query subscription notification changes sync share device user account role quota fault clock kv schema cktool model export import exec serve gc doctor help man completion' -d 'A topic or a command path.'
 complete -c ck -n '__ck_at \'man\'' -l dir -x -a '(__fish_complete_directories (commandline -ct))' -d 'Write every page into <dir>.'
 complete -c ck -n '__ck_arg \'completion\' 0' -x -a 'bash zsh fish' -d 'bash, zsh or fish.'
 complete -c ck -l data-dir -x -a '(__fish_complete_directories (commandline -ct))' -d 'Use the store at <dir> (env CK_DATA_DIR; default: nearest .ck/, else ~/.local/share/ck).'

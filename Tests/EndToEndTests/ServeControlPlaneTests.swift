@@ -164,6 +164,9 @@ import CKModel
         #expect(throttled.json["retryAfter"] == .int(3))
         #expect(throttled.header("Retry-After") == "3")
         #expect(throttled.json["reason"]?.stringValue?.hasPrefix("injected fault f1") == true, "\(throttled.text)")
+        // The rule refuses until its retryAfter has passed on the store's clock, which the server follows.
+        #expect(try server.post(Self.base + "/private/records/query", json: query).status == 429)
+        #expect(try s.ck("clock", "advance", "3s").status == 0)
         let answered = try server.post(Self.base + "/private/records/query", json: query)
         #expect(answered.status == 200, "\(answered.text)")
         #expect(answered.json["records"]?.arrayValue?.map { $0["recordName"] } == [.string("n1")])
