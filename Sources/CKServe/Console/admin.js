@@ -146,16 +146,23 @@
 
   // ---------------------------------------------------------------- zones
 
+  // Web Services names a zone's capabilities by flags; shown as `ck zone list` names them.
+  function wireCapabilities(z) {
+    const c = [];
+    if (z.atomic) c.push("atomic");
+    if (z.isEligibleForHierarchicalShare) c.push("sharing");
+    if (z.isEligibleForZoneShare) c.push("zoneWideSharing");
+    return c.join(", ");
+  }
+
   section("zones", "Zones", async (stale, again) => {
     const mine = await attempt(ck.ws("zones/list", {}));
     const all = await attempt(ck.control("GET", "/_ck/zones"));
     if (stale()) return null;
     const name = input("zones-name", "Zone name", "e.g. Notes");
-    const wide = checkbox("zones-zone-wide-sharing", "zone-wide sharing");
     const create = form("zones-create", "Create a zone as " + who() + " in the " + ck.state.database + " database",
-      [name.label, wide.label], "Create zone", async () => {
+      [name.label], "Create zone", async () => {
         const zone = { zoneID: { zoneName: name.el.value.trim() } };
-        if (wide.el.checked) zone.capabilities = ["zoneWideSharing"];
         const answer = await attempt(ck.ws("zones/modify", { operations: [{ operationType: "create", zone: zone }] }));
         if (!answer) return;
         const z = (answer.zones || [])[0] || {};
@@ -169,7 +176,7 @@
         : list("zones-list", [
           { title: "Zone", get: (z) => zoneName(z) },
           { title: "Owner", get: (z) => (z.zoneID && z.zoneID.ownerRecordName) || "" },
-          { title: "Capabilities", get: (z) => (z.capabilities || (z.atomic ? ["atomic"] : [])).join(", ") },
+          { title: "Capabilities", get: (z) => wireCapabilities(z) },
           { title: "", get: (z) => zoneName(z) === "_defaultZone" ? "" : armed("Delete", "zones-delete", async () => {
             const answer = await attempt(ck.ws("zones/modify", { operations: [{ operationType: "delete", zone: { zoneID: z.zoneID } }] }));
             if (!answer) return;
