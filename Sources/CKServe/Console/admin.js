@@ -37,26 +37,19 @@
 
   /// An error one entry of a 200 answer carries (a zone or subscription refused in place), as ck.showError shows it.
   function entryError(entry, what) {
-    return { serverErrorCode: entry.serverErrorCode, reason: entry.reason || "", uuid: entry.uuid || "",
-             message: what + ": " + entry.serverErrorCode + (entry.reason ? ": " + entry.reason : "") };
+    return new ck.CKError(200, { serverErrorCode: entry.serverErrorCode, reason: what + ": " + (entry.reason || ""), uuid: entry.uuid });
   }
 
-  /// Sets data-id (and any other data-*) on each body row of a ck.table, in the order of its items.
-  function tagRows(table, items, tag) {
-    const rows = Array.from(table.querySelectorAll("tr")).filter((tr) => tr.querySelector("td"));
-    rows.forEach((tr, i) => {
-      if (items[i] === undefined) return;
-      const data = tag(items[i]);
-      for (const k of Object.keys(data)) tr.dataset[k] = data[k];
-    });
-    return table;
-  }
-
+  /// A list as a table whose rows carry data-id (and other data-*) from tag(item); a note when there is nothing.
   function list(id, columns, items, tag, empty) {
     if (items.length === 0) return h("p", { class: "empty", id: id + "-empty" }, empty);
-    const table = ck.table(columns, items);
+    const table = ck.table(columns, items, (item) => {
+      const data = tag(item), attrs = {};
+      for (const k of Object.keys(data)) attrs["data-" + k] = data[k];
+      return attrs;
+    });
     table.id = id;
-    return tagRows(table, items, tag);
+    return table;
   }
 
   /// A button that asks once more before it acts (no window.confirm: it would block the page and its tests).
@@ -205,7 +198,8 @@
 
   function filterText(q) {
     if (!q) return "";
-    if (q.predicate) return q.predicate;
+    // ck keeps a query subscription's filters as a predicate over %K and %@ with its arguments beside it.
+    if (q.predicate) return q.predicate + (q.arguments && q.arguments.length ? " [" + q.arguments.join(", ") + "]" : "");
     const f = q.filterBy || [];
     if (f.length === 0) return "TRUEPREDICATE";
     return f.map((x) => (x.fieldName || x.systemFieldName) + " " + x.comparator + " " +

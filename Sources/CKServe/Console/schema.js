@@ -17,18 +17,11 @@
       { title: "Queryable", get: (f) => flag(f.queryable) },
       { title: "Sortable", get: (f) => flag(f.sortable) },
       { title: "Searchable", get: (f) => flag(f.searchable) },
-    ], t.fields || []);
+    ], t.fields || [], (f) => ({ "data-id": f.name }));
     fields.classList.add("schema-fields");
-    rowIds(fields, t.fields || [], (f) => f.name);
     return h("div", { class: "schema-type", "data-id": t.name },
       h("h4", null, t.name),
       fields);
-  }
-
-  // ck.table builds rows in the order given; each gets the data-id the contract asks for.
-  function rowIds(table, items, id) {
-    const rows = Array.from(table.querySelectorAll("tr")).filter((tr) => tr.querySelector("td"));
-    rows.forEach((tr, i) => { if (items[i] !== undefined) tr.dataset.id = id(items[i]); });
   }
 
   function grantsTable(types) {
@@ -39,17 +32,15 @@
       { title: "Record type", get: (g) => g.type },
       { title: "Role", get: (g) => g.role },
       { title: "Permissions", get: (g) => g.permissions.join(", ") },
-    ], grants);
+    ], grants, (g) => ({ "data-id": g.type + "/" + g.role }));
     table.id = "schema-grants";
-    rowIds(table, grants, (g) => g.type + "/" + g.role);
     return table;
   }
 
   function rolesTable(roles) {
     if (roles.length === 0) return h("p", { class: "empty" }, "No custom roles (CREATE ROLE in the schema makes one).");
-    const table = ck.table([{ title: "Role", get: (r) => r }], roles);
+    const table = ck.table([{ title: "Role", get: (r) => r }], roles, (r) => ({ "data-id": r }));
     table.id = "schema-roles";
-    rowIds(table, roles, (r) => r);
     return table;
   }
 
