@@ -17,10 +17,13 @@
       const head = h("div", { class: "section-head" },
         h("h2", null, title),
         h("button", { id: id + "-refresh", type: "button", onclick: () => render(el) }, "Refresh"));
+      // data-state tells a script (and the tests) whether the list on show is the latest one.
+      el.dataset.state = "loading";
       el.replaceChildren(head, h("p", { class: "muted" }, "Loading…"));
       const body = await build(() => mine !== generation, () => render(el));
       if (mine !== generation || body === null) return;
       el.replaceChildren(head, ...body);
+      el.dataset.state = "ready";
     };
     ck.section(id, title, render);
   }
@@ -333,6 +336,7 @@
         { title: "URL", get: (s) => s.url || "" },
         { title: "Participants", get: (s) => h("ul", { class: "participants" }, (s.participants || []).map((p) =>
           h("li", { "data-id": p.user }, p.user + " (" + p.role + ", " + p.permission + ", " + p.acceptance + ")"))) },
+        { title: "Title", get: (s) => s.title || "" },
       ], answer.shares || [], (s) => ({ id: s.recordName, owner: s.owner }), "No shares."),
       unreadable(answer),
     ];

@@ -106,6 +106,8 @@
     const head = h("div", { class: "section-head" },
       h("h2", null, "Schema"),
       h("button", { id: "schema-refresh", type: "button", onclick: () => render(el) }, "Refresh"));
+    // data-state tells a script (and the tests) whether what is shown is the latest schema.
+    el.dataset.state = "loading";
     el.replaceChildren(head, h("p", { class: "muted" }, "Loading the " + ck.state.environment + " schema…"));
     let s;
     try {
@@ -114,6 +116,7 @@
       if (mine !== generation) return;
       el.replaceChildren(head, h("p", { class: "empty" }, "The schema could not be read."));
       ck.showError(e);
+      el.dataset.state = "ready";
       return;
     }
     if (mine !== generation) return;
@@ -131,6 +134,7 @@
       h("h3", null, "Schema file (.ckdb)"),
       ckdb,
       deployBlock(el));
+    el.dataset.state = "ready";
   }
 
   ck.section("schema", "Schema", render);

@@ -3,6 +3,8 @@ is seen by the command line (ck serve runs --no-auth --as alice). Expected value
 import os
 import tempfile
 
+from selenium.common.exceptions import StaleElementReferenceException
+
 SCHEMA = """DEFINE SCHEMA
     CREATE ROLE Moderator;
     RECORD TYPE Note (
@@ -46,11 +48,54 @@ def start(h, section):
         h.select("#pick-user", "alice")
     if h.find("#pick-database").get_attribute("value") != "private":
         h.select("#pick-database", "private")
-    return h.section(section)
+    el = h.section(section)
+    ready(h, section)
+    return el
+
+
+# A section renders again after each action, replacing its rows: an element found a moment before may be gone when
+# read, so these reads look again instead of failing on a stale element.
+def settled(h, read, what):
+    def attempt(d):
+        try:
+            return read(d)
+        except StaleElementReferenceException:
+            return None
+    return h.wait(attempt, what)
 
 
 def cells(h, css):
-    return [td.text for td in h.find(css).find_elements(h.By.CSS_SELECTOR, "td")]
+    """The texts of the cells of the displayed row matching css, once it is there."""
+    def read(d):
+        for row in d.find_elements(h.By.CSS_SELECTOR, css):
+            if row.is_displayed():
+                return [td.text for td in row.find_elements(h.By.CSS_SELECTOR, "td")]
+        return None
+    return settled(h, read, css)
+
+
+def wait_text(h, css, needle):
+    def read(d):
+        for e in d.find_elements(h.By.CSS_SELECTOR, css):
+            if needle in e.text:
+                return e.text
+        return None
+    return settled(h, read, "%r in %s" % (needle, css))
+
+
+def click(h, css):
+    def read(d):
+        for e in d.find_elements(h.By.CSS_SELECTOR, css):
+            if e.is_displayed():
+                e.click()
+                return True
+        return None
+    settled(h, read, "to click " + css)
+
+
+def ready(h, section):
+    """Waits until a section shows its latest list (admin.js and schema.js set data-state)."""
+    h.find('#section-%s[data-state="ready"]' % section)
 
 
 def gone(h, css, what):
@@ -71,17 +116,17 @@ def test_schema_lists_types_fields_indexes_roles_grants_and_the_ckdb_text(h):
 
 def test_schema_deploy_shows_the_diff_first_then_deploys_to_production(h):
     start(h, "schema")
-    h.click("#schema-diff")
-    diff = h.wait_text("#schema-changes", "+ record type Note")
+    click(h, "#schema-diff")
+    diff = wait_text(h, "#schema-changes", "+ record type Note")
     assert "+ role Moderator" in diff and "+ field Note.priority INT64 QUERYABLE" in diff, diff
     # The dry run changed nothing: production has no Note yet.
     assert "Note" not in h.ck("-e", "production", "schema", "show")
-    h.click("#schema-deploy")
-    h.wait_text("#schema-changes", "Deployed")
+    click(h, "#schema-deploy")
+    wait_text(h, "#schema-changes", "Deployed")
     assert "Note" in h.ck("-e", "production", "schema", "show").split()
     # Deployed: a second dry run finds nothing left, and offers no deploy.
-    h.click("#schema-diff")
-    h.wait_text("#schema-changes", "nothing to deploy")
+    click(h, "#schema-diff")
+    wait_text(h, "#schema-changes", "nothing to deploy")
     assert not h.all("#schema-deploy")[0].is_displayed()
 
 
@@ -93,13 +138,13 @@ def test_zones_list_what_the_cli_made_and_a_zone_created_in_the_page_reaches_the
     h.find('#zones-all tr[data-id="Work"][data-user="alice"][data-database="private"]')
     h.find('#zones-all tr[data-id="_defaultZone"][data-user="bob"]')
     h.type("#zones-name", "Trips")
-    h.click("#zones-create")
+    click(h, "#zones-create")
     h.find('#zones-list tr[data-id="Trips"]')
     assert "Trips" in h.ck("--as", "alice", "zone", "list").split()
     # Delete asks once more, then the zone is gone from the page and the store.
-    h.click('#zones-list tr[data-id="Trips"] .zones-delete')
-    h.wait_text('#zones-list tr[data-id="Trips"] .zones-delete', "Really")
-    h.click('#zones-list tr[data-id="Trips"] .zones-delete')
+    click(h, '#zones-list tr[data-id="Trips"] .zones-delete')
+    wait_text(h, '#zones-list tr[data-id="Trips"] .zones-delete', "Really")
+    click(h, '#zones-list tr[data-id="Trips"] .zones-delete')
     gone(h, '#zones-list tr[data-id="Trips"]', "Trips to leave the zone list")
     assert "Trips" not in h.ck("--as", "alice", "zone", "list").split()
 
@@ -116,7 +161,7 @@ def test_subscriptions_list_create_and_delete(h):
     h.select("#subscriptions-comparator", "GREATER_THAN_OR_EQUALS")
     h.type("#subscriptions-value", "5")
     h.type("#subscriptions-zone", "Work")
-    h.click("#subscriptions-create")
+    click(h, "#subscriptions-create")
     row = cells(h, '#subscriptions-list tr[data-id="hot"]')
     assert row[:3] == ["hot", "query", "Note"] and row[4] == "Work", row
     shown = h.ck("--as", "alice", "subscription", "show", "hot")
@@ -125,11 +170,11 @@ def test_subscriptions_list_create_and_delete(h):
     h.select("#subscriptions-type", "zone")
     h.type("#subscriptions-id", "page-sub")
     h.type("#subscriptions-zone", "Work")
-    h.click("#subscriptions-create")
+    click(h, "#subscriptions-create")
     h.find('#subscriptions-list tr[data-id="page-sub"]')
     assert "page-sub" in h.ck("--as", "alice", "subscription", "list").split()
-    h.click('#subscriptions-list tr[data-id="page-sub"] .subscriptions-delete')
-    h.click('#subscriptions-list tr[data-id="page-sub"] .subscriptions-delete')
+    click(h, '#subscriptions-list tr[data-id="page-sub"] .subscriptions-delete')
+    click(h, '#subscriptions-list tr[data-id="page-sub"] .subscriptions-delete')
     gone(h, '#subscriptions-list tr[data-id="page-sub"]', "page-sub to leave the list")
     assert "page-sub" not in h.ck("--as", "alice", "subscription", "list").split()
 
@@ -161,18 +206,20 @@ def test_users_and_roles_list_create_account_state_assign_and_revoke(h):
     h.find('#users-list tr[data-id="bob"] .role[data-id="Moderator"]')
     assert cells(h, '#users-roles tr[data-id="Moderator"]') == ["Moderator", "bob"]
     h.type("#users-name", "carol")
-    h.click("#users-create")
+    click(h, "#users-create")
     h.find('#users-list tr[data-id="carol"]')
     assert "carol" in h.ck("user", "list").split()
     # carol signs out of iCloud.
     h.select('#users-list tr[data-id="carol"] .users-status', "noAccount")
-    h.click('#users-list tr[data-id="carol"] .users-set-account')
+    click(h, '#users-list tr[data-id="carol"] .users-set-account')
+    wait_text(h, "#toast", "carol's account is noAccount")
+    ready(h, "users")
     h.wait(lambda d: "noAccount" in h.ck("--as", "carol", "account", "status"), "carol's account to be noAccount")
     # Moderator moves from bob to carol.
     h.select('#users-list tr[data-id="carol"] .users-role', "Moderator")
-    h.click('#users-list tr[data-id="carol"] .users-assign')
+    click(h, '#users-list tr[data-id="carol"] .users-assign')
     h.find('#users-list tr[data-id="carol"] .role[data-id="Moderator"]')
-    h.click('#users-list tr[data-id="bob"] .role[data-id="Moderator"] .users-revoke')
+    click(h, '#users-list tr[data-id="bob"] .role[data-id="Moderator"] .users-revoke')
     gone(h, '#users-list tr[data-id="bob"] .role[data-id="Moderator"]', "bob to lose Moderator")
     assert cells(h, '#users-roles tr[data-id="Moderator"]') == ["Moderator", "carol"]
     assert h.ck("role", "list").split() == ["Moderator", "carol"], h.ck("role", "list")
@@ -184,8 +231,8 @@ def test_quotas_show_usage_and_limits_and_set_one(h):
     assert cells(h, '#quotas-list tr[data-id="public"]')[:2] == ["public database", "none"]
     h.select("#quotas-target", "bob")
     h.type("#quotas-value", "1MB")
-    h.click("#quotas-set")
-    h.wait_text('#quotas-list tr[data-id="bob"]', "1 MB")
+    click(h, "#quotas-set")
+    wait_text(h, '#quotas-list tr[data-id="bob"]', "1 MB")
     assert "1000000" in h.ck("quota", "show", "--as", "bob").split()
 
 
@@ -196,23 +243,27 @@ def test_faults_add_in_the_page_refuses_the_next_request_then_clear_one_and_all(
     h.select("#faults-op", "zone")
     h.type("#faults-retry-after", "3")
     h.type("#faults-id", "page-fault")
-    h.click("#faults-add")
+    click(h, "#faults-add")
     row = cells(h, '#faults-list tr[data-id="page-fault"]')
     assert row[:3] == ["page-fault", "serviceUnavailable (6)", "zone"] and row[7] == "3 s", row
     assert "page-fault" in h.ck("fault", "list")
     # The zones section's next zones/list is refused with the rule's error, as CloudKit names it.
     h.section("zones")
-    error = h.wait_text("#error", "TRY_AGAIN_LATER")
+    ready(h, "zones")
+    error = wait_text(h, "#error", "TRY_AGAIN_LATER")
     assert "page-fault" in error, error
     h.section("faults")
-    h.click('#faults-list tr[data-id="page-fault"] .faults-clear-one')
+    ready(h, "faults")
+    click(h, '#faults-list tr[data-id="page-fault"] .faults-clear-one')
     gone(h, '#faults-list tr[data-id="page-fault"]', "page-fault to leave the list")
     assert "page-fault" not in h.ck("fault", "list")
     h.section("zones")
+    ready(h, "zones")
     h.find('#zones-list tr[data-id="Work"]')
     # Clear all asks once more.
     h.section("faults")
-    h.click("#faults-clear")
-    h.click("#faults-clear")
+    ready(h, "faults")
+    click(h, "#faults-clear")
+    click(h, "#faults-clear")
     h.find("#faults-list-empty")
     assert h.ck("fault", "list").strip() == ""
