@@ -22,7 +22,8 @@
       el.replaceChildren(head, h("p", { class: "muted" }, "Loading…"));
       const body = await build(() => mine !== generation, () => render(el));
       if (mine !== generation || body === null) return;
-      el.replaceChildren(head, ...body);
+      // replaceChildren would show a null (a part with nothing to show) as the text "null".
+      el.replaceChildren(head, ...body.filter((part) => part !== null && part !== undefined));
       el.dataset.state = "ready";
     };
     ck.section(id, title, render);
@@ -52,7 +53,9 @@
       return attrs;
     });
     table.id = id;
-    return table;
+    table.classList.add("wide");
+    // A narrow window scrolls the table sideways instead of crushing its columns.
+    return h("div", { class: "scroll" }, table);
   }
 
   /// A button that asks once more before it acts (no window.confirm: it would block the page and its tests).

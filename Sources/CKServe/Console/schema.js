@@ -18,10 +18,11 @@
       { title: "Sortable", get: (f) => flag(f.sortable) },
       { title: "Searchable", get: (f) => flag(f.searchable) },
     ], t.fields || [], (f) => ({ "data-id": f.name }));
-    fields.classList.add("schema-fields");
+    fields.classList.add("schema-fields", "wide");
+    // A narrow window scrolls the table sideways instead of crushing its columns.
     return h("div", { class: "schema-type", "data-id": t.name },
       h("h4", null, t.name),
-      fields);
+      h("div", { class: "scroll" }, fields));
   }
 
   function grantsTable(types) {
@@ -34,7 +35,8 @@
       { title: "Permissions", get: (g) => g.permissions.join(", ") },
     ], grants, (g) => ({ "data-id": g.type + "/" + g.role }));
     table.id = "schema-grants";
-    return table;
+    table.classList.add("wide");
+    return h("div", { class: "scroll" }, table);
   }
 
   function rolesTable(roles) {

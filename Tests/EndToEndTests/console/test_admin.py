@@ -137,6 +137,7 @@ def test_zones_list_what_the_cli_made_and_a_zone_created_in_the_page_reaches_the
     h.find('#zones-list tr[data-id="_defaultZone"]')
     h.find('#zones-all tr[data-id="Work"][data-user="alice"][data-database="private"]')
     h.find('#zones-all tr[data-id="_defaultZone"][data-user="bob"]')
+    assert "null" not in h.text("#section-zones").split(), h.text("#section-zones")
     h.type("#zones-name", "Trips")
     click(h, "#zones-create")
     h.find('#zones-list tr[data-id="Trips"]')
@@ -153,6 +154,8 @@ def test_subscriptions_list_create_and_delete(h):
     start(h, "subscriptions")
     assert cells(h, '#subscriptions-list tr[data-id="work-sub"]')[:2] == ["work-sub", "zone"]
     h.find('#subscriptions-all tr[data-id="work-sub"][data-user="alice"][data-database="private"]')
+    # Nothing unreadable: no stray "null" where that list would be.
+    assert "null" not in h.text("#section-subscriptions").split(), h.text("#section-subscriptions")
     # A query subscription: Note where priority >= 5.
     h.select("#subscriptions-type", "query")
     h.type("#subscriptions-id", "hot")
