@@ -19,6 +19,8 @@
         h("button", { id: id + "-refresh", type: "button", onclick: () => render(el) }, "Refresh"));
       // data-state tells a script (and the tests) whether the list on show is the latest one.
       el.dataset.state = "loading";
+      // A new attempt: an error shown for an earlier one no longer describes the page.
+      ck.clearError();
       el.replaceChildren(head, h("p", { class: "muted" }, "Loading…"));
       const body = await build(() => mine !== generation, () => render(el));
       if (mine !== generation || body === null) return;

@@ -110,6 +110,8 @@
       h("button", { id: "schema-refresh", type: "button", onclick: () => render(el) }, "Refresh"));
     // data-state tells a script (and the tests) whether what is shown is the latest schema.
     el.dataset.state = "loading";
+    // A new attempt: an error shown for an earlier one no longer describes the page.
+    ck.clearError();
     el.replaceChildren(head, h("p", { class: "muted" }, "Loading the " + ck.state.environment + " schema…"));
     let s;
     try {

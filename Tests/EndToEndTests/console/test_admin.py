@@ -263,6 +263,8 @@ def test_faults_add_in_the_page_refuses_the_next_request_then_clear_one_and_all(
     h.section("zones")
     ready(h, "zones")
     h.find('#zones-list tr[data-id="Work"]')
+    # The refusal shown before no longer describes the page.
+    assert not h.all("#error")[0].is_displayed(), h.all("#error")[0].text
     # Clear all asks once more.
     h.section("faults")
     ready(h, "faults")
