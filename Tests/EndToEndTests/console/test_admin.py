@@ -272,3 +272,22 @@ def test_faults_add_in_the_page_refuses_the_next_request_then_clear_one_and_all(
     click(h, "#faults-clear")
     h.find("#faults-list-empty")
     assert h.ck("fault", "list").strip() == ""
+
+
+def test_a_refused_action_shows_cloudkits_error_and_changes_nothing(h):
+    start(h, "faults")
+    h.type("#faults-probability", "2")
+    click(h, "#faults-add")
+    error = wait_text(h, "#error", "BAD_REQUEST")
+    assert "probability: expected a number between 0 and 1" in error, error
+    assert h.ck("fault", "list").strip() == ""
+    # A zone refused in place inside a 200 answer is shown too: the public database has no custom zones.
+    h.select("#pick-database", "public")
+    h.section("zones")
+    ready(h, "zones")
+    h.type("#zones-name", "Nope")
+    click(h, "#zones-create")
+    error = wait_text(h, "#error", "BAD_REQUEST")
+    assert "zone Nope: You can't create custom zones in a public database" in error, error
+    h.select("#pick-database", "private")
+    assert "Nope" not in h.ck("--as", "alice", "zone", "list").split()
