@@ -291,3 +291,13 @@ def test_a_refused_action_shows_cloudkits_error_and_changes_nothing(h):
     assert "zone Nope: You can't create custom zones in a public database" in error, error
     h.select("#pick-database", "private")
     assert "Nope" not in h.ck("--as", "alice", "zone", "list").split()
+
+
+def test_markup_in_a_stored_value_shows_as_text(h):
+    seed(h)
+    markup = "<img src=x onerror=window.__pwned=1><script>window.__pwned=1</script>"
+    h.ck("--as", "alice", "-z", "Work", "subscription", "create", "zone", "--id", "markup", "--alert", markup)
+    start(h, "subscriptions")
+    assert cells(h, '#subscriptions-list tr[data-id="markup"]')[6] == markup
+    assert h.all('#subscriptions-list tr[data-id="markup"] img, #section-subscriptions script') == []
+    assert h.script("return window.__pwned") is None
