@@ -32,14 +32,16 @@ _ck_info() {
         'query') _ck_subs='' _ck_opts='--arg --sort --limit --cursor --all --keys --zone-wide --filters-json --filters --explain' _ck_vopts='--arg --sort --limit --cursor --keys --filters-json --filters' _ck_rt='0' ;;
         'subscription') _ck_subs='create list show delete' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
         'subscription create') _ck_subs='query zone database' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
-        'subscription create query') _ck_subs='' _ck_opts='--id --arg --fires-on --fires-once --zone-wide --desired-keys --alert --badge --content-available' _ck_vopts='--id --arg --fires-on --desired-keys --alert' _ck_rt='0' ;;
-        'subscription create zone') _ck_subs='' _ck_opts='--id --type --alert --badge --content-available' _ck_vopts='--id --type --alert' _ck_rt='' ;;
-        'subscription create database') _ck_subs='' _ck_opts='--id --type --alert --badge --content-available' _ck_vopts='--id --type --alert' _ck_rt='' ;;
+        'subscription create query') _ck_subs='' _ck_opts='--id --arg --fires-on --fires-once --zone-wide --desired-keys --alert --alert-key --alert-arg --title --title-key --title-arg --subtitle --subtitle-key --subtitle-arg --action-key --launch-image --sound --category --badge --content-available' _ck_vopts='--id --arg --fires-on --desired-keys --alert --alert-key --alert-arg --title --title-key --title-arg --subtitle --subtitle-key --subtitle-arg --action-key --launch-image --sound --category' _ck_rt='0' ;;
+        'subscription create zone') _ck_subs='' _ck_opts='--id --type --alert --alert-key --alert-arg --title --title-key --title-arg --subtitle --subtitle-key --subtitle-arg --action-key --launch-image --sound --category --badge --content-available' _ck_vopts='--id --type --alert --alert-key --alert-arg --title --title-key --title-arg --subtitle --subtitle-key --subtitle-arg --action-key --launch-image --sound --category' _ck_rt='' ;;
+        'subscription create database') _ck_subs='' _ck_opts='--id --type --alert --alert-key --alert-arg --title --title-key --title-arg --subtitle --subtitle-key --subtitle-arg --action-key --launch-image --sound --category --badge --content-available' _ck_vopts='--id --type --alert --alert-key --alert-arg --title --title-key --title-arg --subtitle --subtitle-key --subtitle-arg --action-key --launch-image --sound --category' _ck_rt='' ;;
         'subscription list') _ck_subs='' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
         'subscription show') _ck_subs='' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
         'subscription delete') _ck_subs='' _ck_opts='--yes -y' _ck_vopts='' _ck_rt='' ;;
-        'notification') _ck_subs='list read' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
+        'notification') _ck_subs='list show watch read' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
         'notification list') _ck_subs='' _ck_opts='--unread --since --device' _ck_vopts='--since --device' _ck_rt='' ;;
+        'notification show') _ck_subs='' _ck_opts='--payload' _ck_vopts='' _ck_rt='' ;;
+        'notification watch') _ck_subs='' _ck_opts='--subscription --count --timeout' _ck_vopts='--subscription --count --timeout' _ck_rt='' ;;
         'notification read') _ck_subs='' _ck_opts='--all' _ck_vopts='' _ck_rt='' ;;
         'changes') _ck_subs='zone database' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
         'changes zone') _ck_subs='' _ck_opts='--since --limit --keys' _ck_vopts='--since --limit --keys' _ck_rt='' ;;
@@ -162,6 +164,7 @@ _ck_value() {
         'subscription create database:--type') _ck_dynamic recordType ;;
         'notification list:--since') _ck_dynamic notification ;;
         'notification list:--device') _ck_dynamic device ;;
+        'notification watch:--subscription') _ck_dynamic subscription ;;
         'changes zone:--keys') _ck_dynamic field "$_ck_rtype" ;;
         'sync:--conflicts') _ck_words 'local server' ;;
         'share create:--public-permission') _ck_words 'none readOnly readWrite' ;;
@@ -298,6 +301,9 @@ _ck_positional() {
             ;;
         'subscription delete')
             if (( $2 >= 0 )); then _ck_dynamic subscription; fi
+            ;;
+        'notification show')
+            if (( $2 == 0 )); then _ck_dynamic notification; fi
             ;;
         'notification read')
             if (( $2 >= 0 )); then _ck_dynamic notification; fi

@@ -61,7 +61,10 @@ public struct SyncEngine {
             return report
         }
         report.syncedAt = db.container.store.now()
-        try device.transaction { () throws(CKError) in try device.setMeta("lastSync", String(report.syncedAt)) }
+        try device.transaction { () throws(CKError) in
+            try device.setMeta("lastSync", String(report.syncedAt))
+            try device.recordFetch(at: report.syncedAt)
+        }
         return report
     }
 

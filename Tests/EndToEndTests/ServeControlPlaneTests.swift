@@ -261,6 +261,11 @@ import CKModel
         // The command line sees the same notifications.
         let cli = try object(try s.ck("notification", "list", "-o", "json").stdout)["notifications"]?.arrayValue ?? []
         #expect(Set(cli.compactMap { $0["notificationID"]?.stringValue }) == Set(list.compactMap { $0["notificationID"]?.stringValue }))
+        // With the same push payload: the courier's frame is the payload ck notification show --payload prints.
+        for c in cli {
+            let plane = list.first { $0["notificationID"] == c["notificationID"] }
+            #expect(c["payload"] != nil && c["payload"] == plane?["push"], "\(c)")
+        }
 
         // since= an id: the ones after it; since= a time: the ones made after it.
         #expect(try s.ck("record", "save", "Note", "--name", "h2", "priority=6").status == 0)
