@@ -11,6 +11,7 @@ A failed test leaves a screenshot <module>-<test>.png in --shots.
 import argparse, importlib.util, json, os, subprocess, sys, tempfile, time, traceback, urllib.request, urllib.error
 
 from selenium import webdriver
+from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.chrome.service import Service as ChromeService
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
@@ -40,7 +41,9 @@ class Harness:
     def wait(self, condition, what, timeout=10):
         """Waits for condition(driver) to be truthy; fails naming `what`."""
         try:
-            return WebDriverWait(self.driver, timeout, poll_frequency=0.05).until(condition)
+            # A section that re-renders while a wait reads it leaves a stale element: look again, don't fail.
+            return WebDriverWait(self.driver, timeout, poll_frequency=0.05,
+                                 ignored_exceptions=(StaleElementReferenceException,)).until(condition)
         except Exception:
             raise AssertionError("waited %ss for %s" % (timeout, what))
 
