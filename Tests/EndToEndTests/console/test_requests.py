@@ -34,8 +34,8 @@ def test_a_request_shows_up_live_newest_on_top(h):
     # Set on this page load: still there at the end proves the rows came without a reload.
     h.script("window.__sameLoad = 'yes'")
 
-    status, _ = ws(h, "private", "records/lookup", {"records": [{"recordName": "note-1"}]})
-    assert status == 200, status
+    status, answer = ws(h, "private", "records/lookup", {"records": [{"recordName": "note-1"}]})
+    assert status == 200, answer
     seq1, cells = wait_row(h, "the records/lookup row", lambda c: c.get("operation") == "records/lookup")
     assert cells["method"] == "POST", cells
     assert cells["path"] == "/database/1/iCloud.ck.default/development/private/records/lookup", cells
@@ -43,8 +43,9 @@ def test_a_request_shows_up_live_newest_on_top(h):
     assert cells["code"] == "", cells
     assert float(cells["duration"]) >= 0, cells
 
-    status, _ = ws(h, "private", "records/query", {"query": {"recordType": "Note"}})
-    assert status == 200, status
+    status, answer = ws(h, "private", "records/query", {"query": {"recordType": "Note", "filterBy": [
+        {"fieldName": "title", "comparator": "BEGINS_WITH", "fieldValue": {"value": "first"}}]}})
+    assert status == 200, answer
     seq2, _ = wait_row(h, "the records/query row", lambda c: c.get("operation") == "records/query")
     assert seq2 > seq1, (seq1, seq2)
     assert rows(h)[0][0] == seq2, "the newest request is not on top: %r" % rows(h)[:3]
@@ -103,13 +104,14 @@ def test_pause_holds_rows_resume_shows_them_clear_empties_the_log(h):
     assert status == 200 and all(e["seq"] > newest for e in answer["requests"]), answer
 
 
-def test_a_refused_request_shows_its_code_the_error_and_the_rule(h):
+def test_a_fault_refusal_shows_its_code_in_the_log_and_the_error_on_the_page(h):
     # A fault refuses the next query; the page makes one from the Records section.
     status, rule = h.http("POST", "/_ck/faults", {"error": "serviceUnavailable", "op": "query", "times": 1})
     assert status == 200, rule
     h.open()
     h.section("records")
     h.type("#q-type", "Note")
+    h.type("#q-predicate", "title BEGINSWITH 'first'")
     h.click("#q-run")
     # CloudKit's error, in the page: never a blank page.
     h.wait_text("#error", "TRY_AGAIN_LATER")
@@ -125,7 +127,11 @@ def test_a_refused_request_shows_its_code_the_error_and_the_rule(h):
     h.wait_text("#request-detail .response-body", "injected fault")
     h.wait_text("#request-detail .code", "TRY_AGAIN_LATER")
 
-    # A permission refusal inside an HTTP 200 names the rule that decided it: bob's public record, deleted as alice.
+
+def test_a_permission_refusal_shows_the_rule_that_decided_it(h):
+    # A refusal inside an HTTP 200 names the rule that decided it: bob's public record, deleted as alice.
+    h.open()
+    h.section("requests")
     h.ck("--db", "public", "--as", "bob", "record", "save", "Note", "--name", "bobs-note", "title=bob's")
     status, answer = ws(h, "public", "records/modify",
                         {"operations": [{"operationType": "forceDelete", "record": {"recordName": "bobs-note"}}]})
@@ -133,6 +139,27 @@ def test_a_refused_request_shows_its_code_the_error_and_the_rule(h):
     seq, cells = wait_row(h, "the refused records/modify row",
                           lambda c: c.get("operation") == "records/modify" and c.get("code") == "ACCESS_DENIED")
     assert cells["status"] == "200", cells
-    row_element(h, seq).click()
+    row = row_element(h, seq)
+    assert "refused" in row.get_attribute("class").split(), row.get_attribute("class")
+    row.click()
+    h.wait_text("#request-detail .reason", "WRITE operation not permitted")
     rule = h.wait_text("#request-detail .rule", "grants WRITE to _creator")
     assert rule == "public database: record type Note grants WRITE to _creator; user alice holds _world, _icloud", rule
+
+
+def test_docs_screenshot(h):
+    """docs/console.md's picture, written only when CK_CONSOLE_SCREENSHOT names a file (ConsoleBrowserTests passes it
+    as --docs-shot): the request log with a permission refusal opened, at 1280×800."""
+    if not h.docs_shot:
+        return
+    h.driver.set_window_size(1280, 800)
+    for n, (title, priority) in enumerate([("Buy oat milk", 2), ("Ship the release", 4), ("Book flights", 5)]):
+        ws(h, "private", "records/modify", {"operations": [{"operationType": "forceUpdate", "record": {
+            "recordType": "Note", "recordName": "note-%d" % (n + 2),
+            "fields": {"title": {"value": title}, "priority": {"value": priority}}}}]})
+    h.open()
+    h.section("requests")
+    seq, _ = wait_row(h, "the refused records/modify row", lambda c: c.get("code") == "ACCESS_DENIED")
+    row_element(h, seq).click()
+    h.wait_text("#request-detail .rule", "grants WRITE to _creator")
+    h.driver.save_screenshot(h.docs_shot)
