@@ -105,6 +105,7 @@ public final class CloudKitServer: HTTPResponder {
             e.serverErrorCode = logged.serverErrorCode
             e.reason = logged.reason
         }
+        e.keepBodies(request: request, response: r)
         requestLog.append(e)
         return r
     }

@@ -20,7 +20,7 @@ enum ControlPlane {
     static func routes(_ path: String) -> Bool {
         switch path {
         case "/_ck/health", "/_ck/reset", faultsPath, "/_ck/notifications", requestsPath: return true
-        default: return path.hasPrefix(faultsPath + "/") || path.hasPrefix(SignInPage.path)
+        default: return path.hasPrefix(faultsPath + "/") || path.hasPrefix(SignInPage.path) || path.hasPrefix(requestsPath + "/")
         }
     }
 
@@ -65,6 +65,10 @@ enum ControlPlane {
             try allow(request, ["GET", "DELETE"])
             return .json(try requests(request, server: server))
         default:
+            if path.hasPrefix(requestsPath + "/") {
+                try allow(request, ["GET"])
+                return try requestsItem(request, server: server)
+            }
             if path.hasPrefix(faultsPath + "/") {
                 try allow(request, ["DELETE"])
                 guard let id = HTTPRequest.percentDecoded(path.dropFirst(faultsPath.count + 1).replacingOccurrences(of: "+", with: "%2B")),
@@ -79,7 +83,8 @@ enum ControlPlane {
 
     /// The routes, for the NOT_FOUND answer.
     static let routes = ["GET /_ck/health", "POST /_ck/reset", "GET|POST|DELETE /_ck/faults", "DELETE /_ck/faults/<id>",
-                         "GET /_ck/notifications", "GET|DELETE /_ck/requests"]
+                         "GET /_ck/notifications", "GET|DELETE /_ck/requests",
+                         "GET /_ck/requests/<seq>", "GET /_ck/requests/events"]
     private static let routeList = routes.joined(separator: ", ")
 
     /// Refuses a method the route does not answer (METHOD_NOT_ALLOWED, 405).

@@ -89,6 +89,9 @@ public struct HTTPResponse: Sendable {
     /// For the request log, not the wire: the error this response carries (`WireError.response` sets it), so the
     /// log need not parse the body back.
     public var loggedError: (serverErrorCode: String, reason: String)?
+    /// A reply that stays open: the status and headers are sent, then what is written to the stream, as it comes
+    /// (`body` is ignored). The transport closes the stream however the reply ends, even if it is never sent.
+    public var stream: HTTPStream?
 
     public init(status: Int, headers: [(name: String, value: String)] = [], body: [UInt8] = []) {
         self.status = status

@@ -16,6 +16,11 @@ import Glibc
 /// notice a client that leaves during a held reply (a courier long-poll): the transport watches the socket itself,
 /// and when the client has gone it frees the connection, tells the holder through `HTTPClosedSignal`, and drops the
 /// late reply.
+///
+/// A reply may stay open (`HTTPResponse.stream`, server-sent events): its head is sent with
+/// `evhttp_send_reply_start`, then each write as a chunk, on the loop. Such a reply is no longer in flight: the client
+/// leaving (evhttp reads the socket while it writes), a reader that falls `HTTPStream.maxBuffered` behind, or `stop`
+/// ends it, and `stop` does not wait for it.
 public final class HTTPServer: @unchecked Sendable {
     /// The largest body evhttp reads: above the largest asset ck takes (50 MB), so that ck answers too-large
     /// uploads with its own JSON error rather than evhttp's HTML 413.
@@ -36,6 +41,8 @@ public final class HTTPServer: @unchecked Sendable {
     private let workers = DispatchQueue(label: "ck.serve.closed", attributes: .concurrent)
     /// The port bound (the one chosen when 0 was asked for).
     public let port: Int
+    /// Seconds a connection may stay idle or a slow client take (evhttp's timeout, restored after a stream).
+    private let timeout: Int32
 
     /// State shared with other threads: whether the loop still takes replies, and a stop asked before `run`.
     private let shared = Mutex<(loopOpen: Bool, stopAsked: Bool)>((true, false))
@@ -44,6 +51,8 @@ public final class HTTPServer: @unchecked Sendable {
     private var listener: OpaquePointer?
     private var inFlight: [ObjectIdentifier: Exchange] = [:]
     private var byConnection: [OpaquePointer: Exchange] = [:]
+    /// Replies that stay open, by connection.
+    private var streams: [OpaquePointer: StreamReply] = [:]
     private var stopping = false
     private var unflushed = 0
     private var exiting = false
@@ -68,6 +77,7 @@ public final class HTTPServer: @unchecked Sendable {
         self.base = base
         self.http = http
         self.responder = responder
+        self.timeout = timeout
         guard (0...65535).contains(port) else {
             evhttp_free(http)
             event_base_free(base)
@@ -141,6 +151,8 @@ public final class HTTPServer: @unchecked Sendable {
         evhttp_free(http)
         httpFreed = true
         for exchange in Array(inFlight.values) where retire(exchange) { exchange.closed.close() }
+        for reply in streams.values { reply.body.close() }
+        streams = [:]
     }
 
     /// Asks `run` to finish; safe from any thread or a signal-handling queue.
@@ -227,13 +239,24 @@ public final class HTTPServer: @unchecked Sendable {
                 exchange.server.sendReply(exchange)
             }, box, nil) == 0
         }
-        if !scheduled { Unmanaged<Exchange>.fromOpaque(box).release() }
+        if !scheduled {
+            Unmanaged<Exchange>.fromOpaque(box).release()
+            response.stream?.close()
+        }
     }
 
     /// On the loop: send a delivered reply, unless the client went away or shutdown already answered it.
     private func sendReply(_ exchange: Exchange) {
-        guard retire(exchange), let response = exchange.response.withLock({ $0 }) else { return }
-        send(response, on: exchange.request)
+        let response = exchange.response.withLock { $0 }
+        guard retire(exchange), let response else {
+            response?.stream?.close()
+            return
+        }
+        if let body = response.stream {
+            startStream(response, body: body, on: exchange)
+        } else {
+            send(response, on: exchange.request)
+        }
         if stopping && inFlight.isEmpty { finish() }
     }
 
@@ -273,8 +296,13 @@ public final class HTTPServer: @unchecked Sendable {
     }
 
     /// evhttp is closing a connection: a request still held on it is gone; free it (evhttp detached it when the
-    /// client went) and tell its holder.
+    /// client went) and tell its holder. A stream on it is closed.
     private func connectionClosed(_ evcon: OpaquePointer) {
+        if let reply = streams.removeValue(forKey: evcon) {
+            if evhttp_request_get_connection(reply.request) == nil { evhttp_request_free(reply.request) }
+            reply.body.close()
+            return
+        }
         guard let exchange = byConnection[evcon], retire(exchange) else { return }
         if evhttp_request_get_connection(exchange.request) == nil { evhttp_request_free(exchange.request) }
         workers.async { exchange.closed.close() }
@@ -348,6 +376,8 @@ public final class HTTPServer: @unchecked Sendable {
         stopping = true
         if let listener { evhttp_del_accept_socket(http, listener) }
         listener = nil
+        // Streams never finish by themselves: they end now, so shutdown waits only for their last chunk.
+        for reply in Array(streams.values) { endStream(reply) }
         if inFlight.isEmpty { finish(); return }
         var wait = timeval(tv_sec: Int(HTTPServer.drainSeconds), tv_usec: 0)
         _ = event_base_once(base, -1, Int16(EV_TIMEOUT), { _, _, arg in
@@ -377,6 +407,107 @@ public final class HTTPServer: @unchecked Sendable {
         if unflushed <= 0 { event_base_loopexit(base, nil); return }
         var bound = timeval(tv_sec: 1, tv_usec: 0)
         event_base_loopexit(base, &bound)
+    }
+
+    // MARK: Streams
+
+    /// A reply that stays open, between its head and its end (loop thread).
+    private final class StreamReply: @unchecked Sendable {
+        let request: OpaquePointer
+        let connection: OpaquePointer
+        let body: HTTPStream
+        let server: HTTPServer
+
+        init(request: OpaquePointer, connection: OpaquePointer, body: HTTPStream, server: HTTPServer) {
+            self.request = request
+            self.connection = connection
+            self.body = body
+            self.server = server
+        }
+    }
+
+    /// Sends a stream's head and starts sending what is written to it; while the server stops, answers
+    /// shutting-down instead.
+    private func startStream(_ response: HTTPResponse, body: HTTPStream, on exchange: Exchange) {
+        let req = exchange.request
+        guard !stopping, let connection = evhttp_request_get_connection(req) else {
+            body.close()
+            send(HTTPServer.shuttingDown(), on: req)
+            return
+        }
+        if let headers = evhttp_request_get_output_headers(req) {
+            for (name, value) in response.headers where HTTPServer.safeHeader(name, value) {
+                evhttp_add_header(headers, name, value)
+            }
+        }
+        evhttp_send_reply_start(req, Int32(response.status), HTTPServer.reasonPhrase(response.status))
+        // A stream's reader sends nothing more, so no read timeout; a writer stalled on a reader that does not read
+        // still times out.
+        if let bev = evhttp_connection_get_bufferevent(connection) {
+            var write = timeval(tv_sec: Int(timeout), tv_usec: 0)
+            bufferevent_set_timeouts(bev, nil, &write)
+        }
+        let reply = StreamReply(request: req, connection: connection, body: body, server: self)
+        streams[connection] = reply
+        body.attach { reply.server.wake(reply) }
+    }
+
+    /// From any thread: have the loop send what a stream has queued.
+    private func wake(_ reply: StreamReply) {
+        let box = Unmanaged.passRetained(reply).toOpaque()
+        let scheduled = shared.withLock { s -> Bool in
+            guard s.loopOpen else { return false }
+            return event_base_once(base, -1, Int16(EV_TIMEOUT), { _, _, arg in
+                guard let arg else { return }
+                let reply = Unmanaged<StreamReply>.fromOpaque(arg).takeRetainedValue()
+                reply.server.flush(reply)
+            }, box, nil) == 0
+        }
+        if !scheduled { Unmanaged<StreamReply>.fromOpaque(box).release() }
+    }
+
+    /// On the loop: send a stream's queued bytes as a chunk; end it or drop it if so marked. A reader that has not
+    /// taken what was sent before (more than `HTTPStream.maxBuffered` still in the socket's buffer) is dropped.
+    private func flush(_ reply: StreamReply) {
+        guard streams[reply.connection] === reply else { return }
+        let (bytes, ended, dropped) = reply.body.take()
+        if dropped { return dropStream(reply) }
+        if !bytes.isEmpty {
+            if let bev = evhttp_connection_get_bufferevent(reply.connection), let output = bufferevent_get_output(bev),
+               evbuffer_get_length(output) > HTTPStream.maxBuffered {
+                return dropStream(reply)
+            }
+            if let buffer = evbuffer_new() {
+                _ = bytes.withUnsafeBytes { evbuffer_add(buffer, $0.baseAddress, $0.count) }
+                evhttp_send_reply_chunk(reply.request, buffer)
+                evbuffer_free(buffer)
+            }
+        }
+        if ended { endStream(reply) }
+    }
+
+    /// Sends a stream's last chunk; the connection goes on as a keep-alive one (its timeouts restored).
+    private func endStream(_ reply: StreamReply) {
+        streams[reply.connection] = nil
+        if let bev = evhttp_connection_get_bufferevent(reply.connection) {
+            var t = timeval(tv_sec: Int(timeout), tv_usec: 0)
+            var w = t
+            bufferevent_set_timeouts(bev, &t, &w)
+        }
+        unflushed += 1
+        evhttp_request_set_on_complete_cb(reply.request, { _, arg in
+            guard let arg else { return }
+            Unmanaged<HTTPServer>.fromOpaque(arg).takeUnretainedValue().flushed()
+        }, Unmanaged.passUnretained(self).toOpaque())
+        evhttp_send_reply_end(reply.request)
+        reply.body.close()
+    }
+
+    /// Closes a stream's connection (and with it the request) without ending the reply.
+    private func dropStream(_ reply: StreamReply) {
+        streams[reply.connection] = nil
+        evhttp_connection_free(reply.connection)
+        reply.body.close()
     }
 
     // MARK: Copying a request

@@ -1,7 +1,9 @@
 import CKModel
 import Synchronization
 
-/// A ring buffer of the last requests: `GET /_ck/requests` and `ck serve log` read it.
+/// A ring buffer of the last requests: `GET /_ck/requests` and `ck serve log` read it, and
+/// `GET /_ck/requests/events` streams it. Each entry kept also holds its request and response bodies (at most
+/// `RequestLog.maxBodyText` bytes each, secrets redacted), so the bodies take at most capacity × 2 × 16 KiB.
 public final class RequestLog: Sendable {
     /// One request: when, what, who, and how it ended.
     public struct Entry: Sendable {
@@ -22,6 +24,15 @@ public final class RequestLog: Sendable {
         public var rule: String?
         /// Seconds from the request's arrival to its reply.
         public var duration: Double = 0
+        /// The request's body as text, cut at `maxBodyText` bytes; `"<N bytes>"` when it is not UTF-8; secrets
+        /// redacted (`keepBodies`). nil when not kept (the entry has left the window, or was read from a list).
+        public var requestBody: String?
+        /// Whether `requestBody` was cut.
+        public var requestBodyTruncated = false
+        /// The response's body, kept as the request's is.
+        public var responseBody: String?
+        /// Whether `responseBody` was cut.
+        public var responseBodyTruncated = false
 
         public init(time: Int64, method: String, path: String, requestID: String) {
             self.time = time
@@ -47,7 +58,18 @@ public final class RequestLog: Sendable {
             return .object(o)
         }
 
-        /// Reads an entry written by `json` (`ck serve log` reads the server's answer); nil when it is not one.
+        /// The entry as `GET /_ck/requests/<seq>` sends it: `json` plus `requestBody`, `responseBody` (text, `""` when
+        /// empty or not kept) and `requestBodyTruncated`, `responseBodyTruncated`.
+        public var detailJSON: JSON {
+            guard case .object(var o) = json else { return json }
+            o["requestBody"] = .string(requestBody ?? "")
+            o["responseBody"] = .string(responseBody ?? "")
+            o["requestBodyTruncated"] = .bool(requestBodyTruncated)
+            o["responseBodyTruncated"] = .bool(responseBodyTruncated)
+            return .object(o)
+        }
+
+        /// Reads an entry written by `json` or `detailJSON` (`ck serve log` reads the server's answer); nil when it is not one.
         public init?(json: JSON) {
             guard let seq = json["seq"]?.int64Value, let time = json["time"]?.stringValue.flatMap(ISO8601.parse),
                   let method = json["method"]?.stringValue, let path = json["path"]?.stringValue,
@@ -63,12 +85,25 @@ public final class RequestLog: Sendable {
             reason = json["reason"]?.stringValue
             rule = json["rule"]?.stringValue
             duration = (json["duration"]?.doubleValue ?? 0) / 1000
+            requestBody = json["requestBody"]?.stringValue
+            responseBody = json["responseBody"]?.stringValue
+            requestBodyTruncated = json["requestBodyTruncated"] == .bool(true)
+            responseBodyTruncated = json["responseBodyTruncated"] == .bool(true)
+        }
+
+        /// Forgets the bodies (the entry has left the window readers see).
+        mutating func dropBodies() {
+            requestBody = nil
+            responseBody = nil
         }
     }
 
     private struct State {
         var entries: [Entry] = []
         var lastSeq: Int64 = 0
+        /// Open event streams, each sent every entry appended.
+        var subscribers: [UInt64: HTTPStream] = [:]
+        var nextSubscriber: UInt64 = 0
     }
 
     private let state: Mutex<State>
@@ -79,9 +114,12 @@ public final class RequestLog: Sendable {
         state = Mutex(State())
     }
 
-    /// Whether a request is a read of this log itself: not logged, so a follower polling it does not flood it.
+    /// Whether a request is a read of this log itself (the list, an entry, the event stream) or of the console's
+    /// page: not logged, so a follower or the console watching the log does not flood it.
     public static func isLogRead(method: String, path: String) -> Bool {
-        method == "GET" && path == ControlPlane.requestsPath
+        guard method == "GET" || method == "HEAD" else { return false }
+        return path == ControlPlane.requestsPath || path.hasPrefix(ControlPlane.requestsPath + "/")
+            || path == "/" || path == "/index.html" || path.hasPrefix("/_ck/console/")
     }
 
     /// Adds a finished request with the next sequence number, dropping the oldest past capacity (reads of the log
@@ -92,12 +130,64 @@ public final class RequestLog: Sendable {
             var e = entry
             s.lastSeq += 1
             e.seq = s.lastSeq
+            if !s.subscribers.isEmpty {
+                // Written under the lock, so every stream gets the entries in sequence order.
+                let event = RequestLog.event(e)
+                for (id, stream) in s.subscribers where !stream.write(event) { s.subscribers[id] = nil }
+            }
             s.entries.append(e)
             // Trimmed in bulk once twice the capacity is held: removing the oldest on every append moved the
             // whole buffer each time (half of a small request's instructions). Readers see the last `capacity`.
             if s.entries.count >= 2 * capacity { s.entries.removeFirst(s.entries.count - capacity) }
+            // Only entries readers can see keep their bodies: that bounds the bodies' memory.
+            if s.entries.count > capacity { s.entries[s.entries.count - capacity - 1].dropBodies() }
         }
     }
+
+    /// The entry with sequence number `seq`, with its bodies, if it is still kept.
+    public func entry(seq: Int64) -> Entry? {
+        state.withLock { s in
+            // Sequence numbers of the entries held are consecutive (reads of the log take none).
+            guard let first = s.entries.first?.seq, seq >= first, seq - first < Int64(s.entries.count),
+                  Int64(s.entries.count) - (seq - first) <= Int64(capacity) else { return nil }
+            let e = s.entries[Int(seq - first)]
+            return e.seq == seq ? e : nil
+        }
+    }
+
+    /// An entry as a server-sent event: `id: <seq>`, `event: request`, `data: <json>` (one line: JSON escapes
+    /// newlines), and the blank line that ends it.
+    static func event(_ e: Entry) -> [UInt8] {
+        Array("id: \(e.seq)\nevent: request\ndata: \(e.json.serialized())\n\n".utf8)
+    }
+
+    /// Sends `stream` the kept entries after `after` (nil: the last `backlog` of them; a number past the last given
+    /// — a client of an earlier server — : all kept), then every entry appended until the stream closes.
+    /// TRY_AGAIN_LATER when `limit` streams are open already.
+    func subscribe(_ stream: HTTPStream, after: Int64?, backlog: Int, limit: Int) throws(CKError) {
+        let id = try state.withLock { s throws(CKError) -> UInt64 in
+            guard s.subscribers.count < limit else {
+                var e = CKError(.serviceUnavailable, "\(ControlPlane.eventsPath): \(limit) event streams are open already, the most ck serve keeps; close one (another console tab?) and retry")
+                e.retryAfter = 5
+                throw e
+            }
+            var start = after ?? max(0, s.lastSeq - Int64(backlog))
+            if start > s.lastSeq { start = 0 }
+            for e in s.entries.suffix(capacity) where e.seq > start { stream.write(RequestLog.event(e)) }
+            s.nextSubscriber += 1
+            s.subscribers[s.nextSubscriber] = stream
+            return s.nextSubscriber
+        }
+        stream.onClose { [weak self] in self?.unsubscribe(id) }
+    }
+
+    /// Stops sending a stream entries.
+    private func unsubscribe(_ id: UInt64) {
+        state.withLock { _ = $0.subscribers.removeValue(forKey: id) }
+    }
+
+    /// How many event streams are open.
+    var streamCount: Int { state.withLock { $0.subscribers.count } }
 
     /// The entries kept, oldest first.
     public var entries: [Entry] { state.withLock { Array($0.entries.suffix(capacity)) } }
