@@ -22,6 +22,10 @@ public final class Authenticator: Sendable {
     static let dateHeader = "X-Apple-CloudKit-Request-ISO8601Date"
     static let signatureHeader = "X-Apple-CloudKit-Request-SignatureV1"
     static let webTokenHeader = "X-Apple-CloudKit-Web-Auth-Token"
+    /// Under `--no-auth` only: the user a request acts as (the console's user picker).
+    static let userHeader = "X-CK-User"
+    /// Under `--no-auth` only: `1` makes a request act as nobody (the console's "anonymous").
+    static let anonymousHeader = "X-CK-Anonymous"
     /// The first byte of a rotated token's bytes.
     static let rotatedMarker: UInt8 = 0xC1
     static let mintedLength = 24
@@ -34,7 +38,7 @@ public final class Authenticator: Sendable {
 
     /// The request's principal, or AUTHENTICATION_FAILED / AUTHENTICATION_REQUIRED in CloudKit's shapes.
     func authenticate(_ request: HTTPRequest, path: WebServicesPath, route: WebServicesRoute) throws(CKError) -> Principal {
-        if let user = options.noAuthUser { return Principal(kind: .noAuth(user: user), caller: try .user(user)) }
+        if let user = options.noAuthUser { return try noAuth(request, path: path, route: route, defaultUser: user) }
         if let keyID = request.header(Self.keyIDHeader), let date = request.header(Self.dateHeader),
            let signature = request.header(Self.signatureHeader) {
             return try serverToServer(request, path: path, keyID: keyID, date: date, signature: signature)
@@ -46,6 +50,33 @@ public final class Authenticator: Sendable {
         }
         if route.needsUser || path.database == .private || path.database == .shared { throw authenticationRequired(request, path: path) }
         return Principal(kind: .anonymous, caller: .anonymous())
+    }
+
+    /// Under `--no-auth`, who a request acts as: `X-CK-User: NAME` (checked as `--as` checks a name, near misses of
+    /// listed users refused), `X-CK-Anonymous: 1` (nobody: public reads only, as a request without a token), else
+    /// the `--no-auth` user. The headers let the console switch users; a server with tokens never reads them.
+    func noAuth(_ request: HTTPRequest, path: WebServicesPath, route: WebServicesRoute, defaultUser: String) throws(CKError) -> Principal {
+        if let flag = request.header(Self.anonymousHeader) {
+            guard flag == "1" else {
+                throw CKError(.invalidArguments, "\(Self.anonymousHeader): expected 1, not '\(Names.describe(flag))'")
+            }
+            if route.needsUser || path.database == .private || path.database == .shared { throw authenticationRequired(request, path: path) }
+            return Principal(kind: .anonymous, caller: .anonymous())
+        }
+        guard let name = request.header(Self.userHeader) else {
+            return Principal(kind: .noAuth(user: defaultUser), caller: try .user(defaultUser))
+        }
+        let caller: Caller
+        do throws(CKError) {
+            caller = try .user(name)
+            // A container the store lacks is refused later, by the operation, as for any other caller.
+            if let container = try? store.container(path.container) { _ = try container.resolveUser(name) }
+        } catch {
+            var e = error
+            e.reason = "\(Self.userHeader): " + e.reason
+            throw e
+        }
+        return Principal(kind: .noAuth(user: name), caller: caller)
     }
 
     /// Headers every response to this principal carries (the next web auth token).

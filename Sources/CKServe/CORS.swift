@@ -4,9 +4,10 @@ import Foundation
 enum CORS {
     /// Methods ck serve answers.
     static let allowMethods = "GET, POST, OPTIONS"
-    /// Request headers a browser may send: CloudKit JS's content type, the server-to-server headers and the web token.
+    /// Request headers a browser may send: CloudKit JS's content type, the server-to-server headers, the web token and
+    /// the console's `--no-auth` identity headers.
     static let allowHeaders = "Content-Type, X-Apple-CloudKit-Request-KeyID, X-Apple-CloudKit-Request-ISO8601Date, "
-        + "X-Apple-CloudKit-Request-SignatureV1, X-Apple-CloudKit-Web-Auth-Token"
+        + "X-Apple-CloudKit-Request-SignatureV1, X-Apple-CloudKit-Web-Auth-Token, X-CK-User, X-CK-Anonymous"
     /// Response headers scripts may read: without these the browser hides the rotated token from CloudKit JS.
     static let exposeHeaders = "X-Apple-CloudKit-Web-Auth-Token, X-Apple-CloudKit-Session, X-Apple-Request-UUID"
     /// How long a browser may keep a preflight's answer, in seconds.

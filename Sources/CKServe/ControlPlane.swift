@@ -1,7 +1,8 @@
 import CKModel
 import CKServer
 
-/// ck's own routes under `/_ck/` (not part of CloudKit): health, reset, faults, notifications, the request log.
+/// ck's own routes under `/_ck/` (not part of CloudKit): health, reset, faults, notifications, the request log, and
+/// the console's users, schema, quotas, shares, zones and subscriptions (`consoleRoutes`).
 /// JSON in and out; errors in CloudKit's shape (`WireError.response`). Every route acts as the developer and works
 /// on any container of the store, named by `container` and `environment` in the query or the JSON body (default:
 /// the store's current container, development).
@@ -21,6 +22,7 @@ enum ControlPlane {
         switch path {
         case "/_ck/health", "/_ck/reset", faultsPath, "/_ck/notifications", requestsPath: return true
         default: return path.hasPrefix(faultsPath + "/") || path.hasPrefix(SignInPage.path) || path.hasPrefix(requestsPath + "/")
+            || consoleRoutes[path] != nil
         }
     }
 
@@ -69,6 +71,11 @@ enum ControlPlane {
                 try allow(request, ["GET"])
                 return try requestsItem(request, server: server)
             }
+            // The console's routes (users, schema, quotas, shares, zones, subscriptions): a table of their own.
+            if let route = consoleRoutes[path] {
+                try allow(request, route.methods)
+                return .json(try route.handle(request, server))
+            }
             if path.hasPrefix(faultsPath + "/") {
                 try allow(request, ["DELETE"])
                 guard let id = HTTPRequest.percentDecoded(path.dropFirst(faultsPath.count + 1).replacingOccurrences(of: "+", with: "%2B")),
@@ -84,7 +91,7 @@ enum ControlPlane {
     /// The routes, for the NOT_FOUND answer.
     static let routes = ["GET /_ck/health", "POST /_ck/reset", "GET|POST|DELETE /_ck/faults", "DELETE /_ck/faults/<id>",
                          "GET /_ck/notifications", "GET|DELETE /_ck/requests",
-                         "GET /_ck/requests/<seq>", "GET /_ck/requests/events"]
+                         "GET /_ck/requests/<seq>", "GET /_ck/requests/events"] + consoleRouteList
     private static let routeList = routes.joined(separator: ", ")
 
     /// Refuses a method the route does not answer (METHOD_NOT_ALLOWED, 405).
@@ -137,13 +144,16 @@ enum ControlPlane {
 
     // MARK: Health
 
-    /// `{status: "ok", storeFormat, store, currentContainer, containers, url, pid}`.
+    /// `{status: "ok", storeFormat, store, currentContainer, containers, url, pid, auth: "none"|"token", noAuthUser?}`.
     static func health(_ server: CloudKitServer) throws(CKError) -> JSON {
         let store = server.store
-        return .object(["status": .string("ok"), "storeFormat": .int(CKStore.formatVersion), "store": .string(store.root),
-                        "pid": .int(Int64(ServeAdvertisement.currentPID)),
-                        "currentContainer": .string(try store.currentContainerID()),
-                        "containers": .array(try store.containerIDs().map { .string($0) }),
-                        "url": .string(server.baseURL)])
+        var o: [String: JSON] = ["status": .string("ok"), "storeFormat": .int(CKStore.formatVersion), "store": .string(store.root),
+                                 "pid": .int(Int64(ServeAdvertisement.currentPID)),
+                                 "currentContainer": .string(try store.currentContainerID()),
+                                 "containers": .array(try store.containerIDs().map { .string($0) }),
+                                 "url": .string(server.baseURL),
+                                 "auth": .string(server.options.noAuthUser == nil ? "token" : "none")]
+        if let user = server.options.noAuthUser { o["noAuthUser"] = .string(user) }
+        return .object(o)
     }
 }

@@ -457,6 +457,8 @@ struct RequestFuzzer {
         case 2 where parts.count > 1: parts[1 + rng.below(parts.count - 1)] = pick(junk)
         case 3: return pick(["/", "", "*", "/database", "/database/1", "/device/1/\(container)/development", "/_ck/assets/upload/nope",
                              "/_ck/assets/download/00/${f}", "/_ck/assets/download/../../etc/passwd/x", "/_ck/health", "//database//1",
+                             "/_ck/users", "/_ck/users/account", "/_ck/roles/assign", "/_ck/schema", "/_ck/schema/deploy", "/_ck/quotas",
+                             "/_ck/shares", "/_ck/zones", "/_ck/subscriptions",
                              "/database/1/\(container)/development/private/records/modify/extra"])
         case 4: parts[parts.count - 1] = parts[parts.count - 1].uppercased()
         default: return target + pick(["/", "%", "#frag", ";x=1", "/../../../"])
