@@ -186,7 +186,8 @@
     // Shows an entry: the row's facts at once, the bodies when `full` (GET /_ck/requests/<seq>) has come, or `note`.
     function renderDetail(entry, full, note) {
         const e = full || entry;
-        detail.replaceChildren(
+        // replaceChildren takes nodes, not arrays: the bodies' pair is spread by flat().
+        detail.replaceChildren(...[
             ck.h("h2", {}, "Request " + e.seq + ": " + (e.method || "") + " " + (e.path || "")),
             ck.h("dl", {class: "facts"},
                 field("Time", e.time),
@@ -204,7 +205,7 @@
                 ? [body("Request body", "request-body", full.requestBody, full.requestBodyTruncated),
                    body("Response body", "response-body", full.responseBody, full.responseBodyTruncated)]
                 : ck.h("p", {class: "muted"}, note || "Loading the bodies…"),
-            ck.h("button", {type: "button", id: "request-close", onclick: close}, "Close"));
+            ck.h("button", {type: "button", id: "request-close", onclick: close}, "Close")].flat());
         detail.hidden = false;
     }
 
