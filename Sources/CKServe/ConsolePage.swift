@@ -9,8 +9,10 @@ enum ConsolePage {
     static let policy = "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; connect-src 'self'; "
         + "frame-ancestors 'none'; base-uri 'none'; form-action 'self'"
 
-    /// The answer for a console path; nil when the request is not for the console.
+    /// The answer for a console file; nil when the request is not a GET or HEAD of one (a preflight or another
+    /// method on these paths is answered by the usual routing, in CloudKit's error shape).
     static func answer(_ request: HTTPRequest) -> HTTPResponse? {
+        guard request.method == "GET" || request.method == "HEAD" else { return nil }
         let path = request.path
         let name: String
         if path == "/" || path == "/index.html" {
@@ -20,14 +22,8 @@ enum ConsolePage {
         } else {
             return nil
         }
-        guard request.method == "GET" || request.method == "HEAD" else {
-            return HTTPResponse(status: 405, headers: [("Allow", "GET, HEAD"), ("Content-Type", "text/plain; charset=UTF-8")],
-                                body: Array("\(path) answers GET and HEAD, not \(request.method)\n".utf8))
-        }
-        guard let (bytes, type) = file(name) else {
-            return HTTPResponse(status: 404, headers: [("Content-Type", "text/plain; charset=UTF-8")],
-                                body: Array("no console file \(name)\n".utf8))
-        }
+        // A name that is not a console file is the control plane's NOT_FOUND, in CloudKit's shape.
+        guard let (bytes, type) = file(name) else { return nil }
         return HTTPResponse(status: 200, headers: [("Content-Type", type), ("Content-Security-Policy", policy),
                                                    ("X-Content-Type-Options", "nosniff"), ("Cache-Control", "no-cache"),
                                                    ("Referrer-Policy", "no-referrer")],

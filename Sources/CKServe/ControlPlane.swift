@@ -21,8 +21,9 @@ enum ControlPlane {
     static func routes(_ path: String) -> Bool {
         switch path {
         case "/_ck/health", "/_ck/reset", faultsPath, "/_ck/notifications", requestsPath: return true
-        default: return path.hasPrefix(faultsPath + "/") || path.hasPrefix(SignInPage.path) || path.hasPrefix(requestsPath + "/")
-            || consoleRoutes[path] != nil
+        default:
+            return path.hasPrefix(faultsPath + "/") || path.hasPrefix(SignInPage.path) || path.hasPrefix(requestsPath + "/")
+                || consoleRoutes[path] != nil
         }
     }
 
@@ -67,14 +68,14 @@ enum ControlPlane {
             try allow(request, ["GET", "DELETE"])
             return .json(try requests(request, server: server))
         default:
-            if path.hasPrefix(requestsPath + "/") {
-                try allow(request, ["GET"])
-                return try requestsItem(request, server: server)
-            }
             // The console's routes (users, schema, quotas, shares, zones, subscriptions): a table of their own.
             if let route = consoleRoutes[path] {
                 try allow(request, route.methods)
                 return .json(try route.handle(request, server))
+            }
+            if path.hasPrefix(requestsPath + "/") {
+                try allow(request, ["GET"])
+                return try requestsItem(request, server: server)
             }
             if path.hasPrefix(faultsPath + "/") {
                 try allow(request, ["DELETE"])

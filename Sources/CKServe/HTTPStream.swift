@@ -68,9 +68,6 @@ public final class HTTPStream: Sendable {
         if now { handler() }
     }
 
-    /// Whether the stream still takes writes.
-    public var isOpen: Bool { state.withLock { !$0.closed } }
-
     /// The wake to call if none is on its way.
     private func take(wake s: inout State) -> (@Sendable () -> Void)? {
         guard let wake = s.wake, !s.woken else { return nil }

@@ -69,7 +69,8 @@ public final class RequestLog: Sendable {
             return .object(o)
         }
 
-        /// Reads an entry written by `json` or `detailJSON` (`ck serve log` reads the server's answer); nil when it is not one.
+        /// Reads an entry written by `json` or `detailJSON` (`ck serve log` reads the server's answer); nil when it is
+        /// not one.
         public init?(json: JSON) {
             guard let seq = json["seq"]?.int64Value, let time = json["time"]?.stringValue.flatMap(ISO8601.parse),
                   let method = json["method"]?.stringValue, let path = json["path"]?.stringValue,
@@ -185,9 +186,6 @@ public final class RequestLog: Sendable {
     private func unsubscribe(_ id: UInt64) {
         state.withLock { _ = $0.subscribers.removeValue(forKey: id) }
     }
-
-    /// How many event streams are open.
-    var streamCount: Int { state.withLock { $0.subscribers.count } }
 
     /// The entries kept, oldest first.
     public var entries: [Entry] { state.withLock { Array($0.entries.suffix(capacity)) } }
