@@ -4,6 +4,14 @@ a refusal's code and rule, pause, resume and clear. ck serve runs with --no-auth
 CONTAINER = "iCloud.ck.default"
 
 
+
+def shows(h, css, needle):
+    """Waits until an element matching css holds needle in its text; returns that text. Read in one script call: the
+    detail is rebuilt when its bodies arrive, and an element read between two calls may be gone."""
+    return h.wait(lambda d: next((t for t in h.script(
+        "return Array.from(document.querySelectorAll(arguments[0])).map(e => e.textContent)", css) if needle in t), None),
+        "%r in %s" % (needle, css))
+
 def ws(h, database, op, body):
     """A Web Services request made outside the page (as alice, the server's --as user)."""
     return h.http("POST", "/database/1/%s/development/%s/%s" % (CONTAINER, database, op), body)
@@ -59,8 +67,8 @@ def test_a_click_or_enter_shows_the_bodies(h):
     query, _ = wait_row(h, "the earlier records/query row", lambda c: c.get("operation") == "records/query")
 
     row_element(h, lookup).click()
-    h.wait_text("#request-detail .request-body", "note-1")
-    response = h.wait_text("#request-detail .response-body", "first note")
+    shows(h, "#request-detail .request-body", "note-1")
+    response = shows(h, "#request-detail .response-body", "first note")
     assert "recordChangeTag" in response, response
     assert "records/lookup" in h.text("#request-detail h2")
 
@@ -69,9 +77,9 @@ def test_a_click_or_enter_shows_the_bodies(h):
     h.script("arguments[0].focus()", row)
     assert h.script("return document.activeElement === arguments[0]", row), "the row takes no focus"
     row.send_keys(h.Keys.ENTER)
-    h.wait_text("#request-detail h2", "records/query")
-    h.wait_text("#request-detail .request-body", "Note")
-    h.wait_text("#request-detail .response-body", "first note")
+    shows(h, "#request-detail h2", "records/query")
+    shows(h, "#request-detail .request-body", "Note")
+    shows(h, "#request-detail .response-body", "first note")
 
 
 def test_pause_holds_rows_resume_shows_them_clear_empties_the_log(h):
@@ -88,7 +96,7 @@ def test_pause_holds_rows_resume_shows_them_clear_empties_the_log(h):
     status, answer = h.http("GET", "/_ck/requests?after=%d" % before)
     waiting = len(answer["requests"])
     assert waiting >= 1, answer
-    h.wait_text(".requests-status", "paused, %d waiting" % waiting)
+    shows(h, ".requests-status", "paused, %d waiting" % waiting)
     assert all(r[0] <= before for r in rows(h)), "a row came while paused: %r" % rows(h)[:3]
 
     h.click("#requests-pause")
@@ -114,7 +122,7 @@ def test_a_fault_refusal_shows_its_code_in_the_log_and_the_error_on_the_page(h):
     h.type("#q-predicate", "title BEGINSWITH 'first'")
     h.click("#q-run")
     # CloudKit's error, in the page: never a blank page.
-    h.wait_text("#error", "TRY_AGAIN_LATER")
+    shows(h, "#error", "TRY_AGAIN_LATER")
     assert h.find("#error").get_attribute("role") == "alert"
 
     h.section("requests")
@@ -124,8 +132,8 @@ def test_a_fault_refusal_shows_its_code_in_the_log_and_the_error_on_the_page(h):
     row = row_element(h, seq)
     assert "refused" in row.get_attribute("class").split(), row.get_attribute("class")
     row.click()
-    h.wait_text("#request-detail .response-body", "injected fault")
-    h.wait_text("#request-detail .code", "TRY_AGAIN_LATER")
+    shows(h, "#request-detail .response-body", "injected fault")
+    shows(h, "#request-detail .code", "TRY_AGAIN_LATER")
 
 
 def test_a_permission_refusal_shows_the_rule_that_decided_it(h):
@@ -142,8 +150,8 @@ def test_a_permission_refusal_shows_the_rule_that_decided_it(h):
     row = row_element(h, seq)
     assert "refused" in row.get_attribute("class").split(), row.get_attribute("class")
     row.click()
-    h.wait_text("#request-detail .reason", "WRITE operation not permitted")
-    rule = h.wait_text("#request-detail .rule", "grants WRITE to _creator")
+    shows(h, "#request-detail .reason", "WRITE operation not permitted")
+    rule = shows(h, "#request-detail .rule", "grants WRITE to _creator")
     assert rule == "public database: record type Note grants WRITE to _creator; user alice holds _world, _icloud", rule
 
 
@@ -161,5 +169,5 @@ def test_docs_screenshot(h):
     h.section("requests")
     seq, _ = wait_row(h, "the refused records/modify row", lambda c: c.get("code") == "ACCESS_DENIED")
     row_element(h, seq).click()
-    h.wait_text("#request-detail .rule", "grants WRITE to _creator")
+    shows(h, "#request-detail .rule", "grants WRITE to _creator")
     h.driver.save_screenshot(h.docs_shot)
