@@ -34,6 +34,11 @@
         return typeof entry.duration === "number" ? entry.duration.toFixed(1) : "";
     }
 
+    // A path with a line-break opportunity after each '/', so a narrow column wraps between its parts.
+    function breakable(path) {
+        return path.split("/").map((part, i, all) => i < all.length - 1 ? [part + "/", ck.h("wbr", {})] : part);
+    }
+
     function row(entry) {
         const tr = ck.h("tr", {
             "data-seq": String(entry.seq),
@@ -48,7 +53,7 @@
             },
         },
             ck.h("td", {class: "method"}, entry.method || ""),
-            ck.h("td", {class: "path"}, entry.path || ""),
+            ck.h("td", {class: "path"}, breakable(entry.path || "")),
             ck.h("td", {class: "operation"}, entry.operation || ""),
             ck.h("td", {class: "status"}, String(entry.status ?? "")),
             ck.h("td", {class: "code"}, entry.serverErrorCode || ""),

@@ -1,6 +1,8 @@
 """The Requests section: ck serve's request log, live from the server-sent events stream, with each request's bodies,
 a refusal's code and rule, pause, resume and clear. ck serve runs with --no-auth --as alice on a fresh store."""
 
+from selenium.webdriver.common.action_chains import ActionChains
+
 CONTAINER = "iCloud.ck.default"
 
 
@@ -170,4 +172,22 @@ def test_docs_screenshot(h):
     seq, _ = wait_row(h, "the refused records/modify row", lambda c: c.get("code") == "ACCESS_DENIED")
     row_element(h, seq).click()
     shows(h, "#request-detail .rule", "grants WRITE to _creator")
+    # The pointer off the table, so no row shows as hovered.
+    ActionChains(h.driver).move_to_element(h.find("#topbar .brand")).perform()
     h.driver.save_screenshot(h.docs_shot)
+
+
+def test_the_table_keeps_the_last_1000_rows(h):
+    h.open()
+    h.section("requests")
+    for _ in range(1010):
+        status, _ = h.http("GET", "/_ck/health")
+        assert status == 200
+    status, answer = h.http("GET", "/_ck/requests?limit=1")
+    last = answer["lastSeq"]
+    assert last > 1010, answer
+    h.wait(lambda d: rows(h)[0][0] == last, "the newest request, %d, on top" % last)
+    seqs = [r[0] for r in rows(h)]
+    # Every request was shown as it came; only the newest 1000 stay, in order.
+    assert len(seqs) == 1000, len(seqs)
+    assert seqs == list(range(last, last - 1000, -1)), (seqs[:3], seqs[-3:])
