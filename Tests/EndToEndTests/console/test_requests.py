@@ -191,3 +191,17 @@ def test_the_table_keeps_the_last_1000_rows(h):
     # Every request was shown as it came; only the newest 1000 stay, in order.
     assert len(seqs) == 1000, len(seqs)
     assert seqs == list(range(last, last - 1000, -1)), (seqs[:3], seqs[-3:])
+
+
+def test_without_an_event_stream_the_log_is_polled(h):
+    # A browser (or a server) without server-sent events: the section polls GET /_ck/requests?after= instead.
+    h.open()
+    h.script("window.EventSource = undefined")
+    h.section("requests")
+    shows(h, ".requests-status", "polling")
+    status, _ = ws(h, "private", "records/lookup", {"records": [{"recordName": "polled"}]})
+    assert status == 200
+    status, answer = h.http("GET", "/_ck/requests?limit=1")
+    last = answer["lastSeq"]
+    h.wait(lambda d: any(r[0] == last and r[1].get("operation") == "records/lookup" for r in rows(h)),
+           "the polled records/lookup row, %d" % last)
