@@ -8,7 +8,7 @@ _ck_passopts='--data-dir --container -c --env -e --db --zone -z --as'
 # Sets _ck_subs, _ck_opts, _ck_vopts (options taking a value) and _ck_rt (argument index of a record type) for a command path.
 _ck_info() {
     case "$1" in
-        '') _ck_subs='init container zone record asset query subscription notification changes sync share device user account role quota fault kv schema cktool model export import exec serve gc doctor help man completion' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
+        '') _ck_subs='init container zone record asset query subscription notification changes sync share device user account role quota fault clock kv schema cktool model export import exec serve gc doctor help man completion' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
         'init') _ck_subs='' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
         'container') _ck_subs='create list use show delete' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
         'container create') _ck_subs='' _ck_opts='--use' _ck_vopts='' _ck_rt='' ;;
@@ -32,14 +32,16 @@ _ck_info() {
         'query') _ck_subs='' _ck_opts='--arg --sort --limit --cursor --all --keys --zone-wide --filters-json --filters --explain' _ck_vopts='--arg --sort --limit --cursor --keys --filters-json --filters' _ck_rt='0' ;;
         'subscription') _ck_subs='create list show delete' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
         'subscription create') _ck_subs='query zone database' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
-        'subscription create query') _ck_subs='' _ck_opts='--id --arg --fires-on --fires-once --zone-wide --desired-keys --alert --badge --content-available' _ck_vopts='--id --arg --fires-on --desired-keys --alert' _ck_rt='0' ;;
-        'subscription create zone') _ck_subs='' _ck_opts='--id --type --alert --badge --content-available' _ck_vopts='--id --type --alert' _ck_rt='' ;;
-        'subscription create database') _ck_subs='' _ck_opts='--id --type --alert --badge --content-available' _ck_vopts='--id --type --alert' _ck_rt='' ;;
+        'subscription create query') _ck_subs='' _ck_opts='--id --arg --fires-on --fires-once --zone-wide --desired-keys --alert --alert-key --alert-arg --title --title-key --title-arg --subtitle --subtitle-key --subtitle-arg --action-key --launch-image --sound --category --badge --content-available' _ck_vopts='--id --arg --fires-on --desired-keys --alert --alert-key --alert-arg --title --title-key --title-arg --subtitle --subtitle-key --subtitle-arg --action-key --launch-image --sound --category' _ck_rt='0' ;;
+        'subscription create zone') _ck_subs='' _ck_opts='--id --type --alert --alert-key --alert-arg --title --title-key --title-arg --subtitle --subtitle-key --subtitle-arg --action-key --launch-image --sound --category --badge --content-available' _ck_vopts='--id --type --alert --alert-key --alert-arg --title --title-key --title-arg --subtitle --subtitle-key --subtitle-arg --action-key --launch-image --sound --category' _ck_rt='' ;;
+        'subscription create database') _ck_subs='' _ck_opts='--id --type --alert --alert-key --alert-arg --title --title-key --title-arg --subtitle --subtitle-key --subtitle-arg --action-key --launch-image --sound --category --badge --content-available' _ck_vopts='--id --type --alert --alert-key --alert-arg --title --title-key --title-arg --subtitle --subtitle-key --subtitle-arg --action-key --launch-image --sound --category' _ck_rt='' ;;
         'subscription list') _ck_subs='' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
         'subscription show') _ck_subs='' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
         'subscription delete') _ck_subs='' _ck_opts='--yes -y' _ck_vopts='' _ck_rt='' ;;
-        'notification') _ck_subs='list read' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
+        'notification') _ck_subs='list show watch read' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
         'notification list') _ck_subs='' _ck_opts='--unread --since --device' _ck_vopts='--since --device' _ck_rt='' ;;
+        'notification show') _ck_subs='' _ck_opts='--payload' _ck_vopts='' _ck_rt='' ;;
+        'notification watch') _ck_subs='' _ck_opts='--subscription --count --timeout' _ck_vopts='--subscription --count --timeout' _ck_rt='' ;;
         'notification read') _ck_subs='' _ck_opts='--all' _ck_vopts='' _ck_rt='' ;;
         'changes') _ck_subs='zone database' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
         'changes zone') _ck_subs='' _ck_opts='--since --limit --keys' _ck_vopts='--since --limit --keys' _ck_rt='' ;;
@@ -82,6 +84,11 @@ _ck_info() {
         'fault add') _ck_subs='' _ck_opts='--error --op --type --record --retry-after --times --probability --seed --after --after-commit --id' _ck_vopts='--error --op --type --record --retry-after --times --probability --seed --after --id' _ck_rt='' ;;
         'fault list') _ck_subs='' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
         'fault clear') _ck_subs='' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
+        'clock') _ck_subs='show set advance reset' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
+        'clock show') _ck_subs='' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
+        'clock set') _ck_subs='' _ck_opts='--running --backwards' _ck_vopts='' _ck_rt='' ;;
+        'clock advance') _ck_subs='' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
+        'clock reset') _ck_subs='' _ck_opts='--backwards' _ck_vopts='' _ck_rt='' ;;
         'kv') _ck_subs='set get list remove show sync events' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
         'kv set') _ck_subs='' _ck_opts='--type --json --device' _ck_vopts='--type --json --device' _ck_rt='' ;;
         'kv get') _ck_subs='' _ck_opts='--device' _ck_vopts='--device' _ck_rt='' ;;
@@ -162,6 +169,7 @@ _ck_value() {
         'subscription create database:--type') _ck_dynamic recordType ;;
         'notification list:--since') _ck_dynamic notification ;;
         'notification list:--device') _ck_dynamic device ;;
+        'notification watch:--subscription') _ck_dynamic subscription ;;
         'changes zone:--keys') _ck_dynamic field "$_ck_rtype" ;;
         'sync:--conflicts') _ck_words 'local server' ;;
         'share create:--public-permission') _ck_words 'none readOnly readWrite' ;;
@@ -299,6 +307,9 @@ _ck_positional() {
         'subscription delete')
             if (( $2 >= 0 )); then _ck_dynamic subscription; fi
             ;;
+        'notification show')
+            if (( $2 == 0 )); then _ck_dynamic notification; fi
+            ;;
         'notification read')
             if (( $2 >= 0 )); then _ck_dynamic notification; fi
             ;;
@@ -407,10 +418,10 @@ _ck_positional() {
             if (( $2 == 0 )); then _ck_files; fi
             ;;
         'exec')
-            if (( $2 >= 0 )); then _ck_words 'init container zone record asset query subscription notification changes sync share device user account role quota fault kv schema cktool model export import exec serve gc doctor help man completion'; fi
+            if (( $2 >= 0 )); then _ck_words 'init container zone record asset query subscription notification changes sync share device user account role quota fault clock kv schema cktool model export import exec serve gc doctor help man completion'; fi
             ;;
         'help')
-            if (( $2 >= 0 )); then _ck_words 'environment exit-codes faults formats kv model output permissions predicates sharing store init container zone record asset query subscription notification changes sync share device user account role quota fault kv schema cktool model export import exec serve gc doctor help man completion'; fi
+            if (( $2 >= 0 )); then _ck_words 'clock environment exit-codes faults formats kv model output permissions predicates sharing store init container zone record asset query subscription notification changes sync share device user account role quota fault clock kv schema cktool model export import exec serve gc doctor help man completion'; fi
             ;;
         'completion')
             if (( $2 == 0 )); then _ck_words 'bash zsh fish'; fi

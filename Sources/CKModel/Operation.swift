@@ -19,6 +19,7 @@ public enum OperationKind: String, CaseIterable, Sendable {
     case faultList, faultAdd, faultClear
     case garbageCollect, doctorCheck, doctorRepair
     case serveAuthRead, webTokenCreate, webTokenRevoke, serverKeyAdd, serverKeyRemove
+    case clockRead, clockSet
 
     /// Whether the operation changes the store (it takes the exclusive lock, and needs a signed-in user).
     public var writes: Bool {
@@ -26,7 +27,7 @@ public enum OperationKind: String, CaseIterable, Sendable {
         case .recordModify, .shareAccept, .assetUpload, .zoneCreate, .zoneDelete, .zonePurge, .subscriptionSave, .subscriptionDelete, .notificationRead, .fixturesImport,
              .keyValueWrite, .storeInit, .containerCreate, .containerUse, .containerDelete, .schemaImport, .schemaDeploy, .schemaReset,
              .schemaIndexes, .userCreate, .accountStatusSet, .roleSet, .quotaSet, .faultAdd, .faultClear, .garbageCollect, .doctorRepair,
-             .webTokenCreate, .webTokenRevoke, .serverKeyAdd, .serverKeyRemove:
+             .webTokenCreate, .webTokenRevoke, .serverKeyAdd, .serverKeyRemove, .clockSet:
             return true
         default: return false
         }
@@ -38,7 +39,7 @@ public enum OperationKind: String, CaseIterable, Sendable {
         case .storeInit, .containerCreate, .containerUse, .containerDelete, .containerList, .schemaRead, .schemaImport, .schemaDeploy,
              .schemaReset, .schemaIndexes, .userList, .userCreate, .accountStatusSet, .roleSet, .quotaSet, .faultList, .faultAdd, .faultClear,
              .garbageCollect, .doctorCheck, .doctorRepair, .serveAuthRead, .webTokenCreate, .webTokenRevoke, .serverKeyAdd,
-             .serverKeyRemove:
+             .serverKeyRemove, .clockRead, .clockSet:
             return true
         default: return false
         }
@@ -104,6 +105,8 @@ public enum OperationKind: String, CaseIterable, Sendable {
         case .webTokenRevoke: return "web auth tokens can't be revoked"
         case .serverKeyAdd: return "server-to-server keys can't be added"
         case .serverKeyRemove: return "server-to-server keys can't be removed"
+        case .clockRead: return "the store's clock can't be read"
+        case .clockSet: return "the store's clock can't be set"
         }
     }
 }

@@ -45,6 +45,7 @@ package enum StoreLayout {
 
     package static let entries: [Entry] = [
         Entry(pattern: "ck.json", holds: "Format version and the current container.", owner: .server, kind: .data, manual: true),
+        Entry(pattern: clockName, holds: "The store\u{2019}s clock: an offset from the real time or a fixed instant (\u{201C}ck clock\u{201D}).", owner: .server, kind: .data, manual: true),
         Entry(pattern: "containers/<id>/container.json", holds: "Container identifier, creation time and users.", owner: .server, kind: .data, manual: true),
         Entry(pattern: "containers/<id>/" + serveAuthName, holds: "Web auth tokens and server\u{2011}to\u{2011}server keys of \u{201C}ck serve\u{201D}.", owner: .server, kind: .data, manual: true),
         Entry(pattern: env + "/", holds: "One tree per environment: development and production.", owner: .server, kind: .data, manual: true),
@@ -92,6 +93,8 @@ package enum StoreLayout {
     /// The format of the store this ck writes (in ck.json).
     package static let formatVersion: Int64 = 1
     package static let configName = "ck.json"
+    /// The store's clock (`ck clock`); absent: the real time.
+    package static let clockName = "clock.json"
     package static let lockName = ".lock"
     package static let containersName = "containers"
     package static let containerInfoName = "container.json"

@@ -1,46 +1,5 @@
 import Foundation
 
-/// What a subscription's notifications carry (CKSubscription.NotificationInfo, Web Services §2.14).
-public struct NotificationInfo: Equatable, Sendable {
-    public var alertBody: String?
-    public var shouldBadge: Bool
-    public var shouldSendContentAvailable: Bool
-    /// Fields copied into query notifications (only reference, location, timestamp, number and string fields).
-    public var desiredKeys: [String]
-
-    public init(alertBody: String? = nil, shouldBadge: Bool = false, shouldSendContentAvailable: Bool = false, desiredKeys: [String] = []) {
-        self.alertBody = alertBody
-        self.shouldBadge = shouldBadge
-        self.shouldSendContentAvailable = shouldSendContentAvailable
-        self.desiredKeys = desiredKeys
-    }
-
-    package var json: JSON {
-        var o: [String: JSON] = ["shouldBadge": .bool(shouldBadge), "shouldSendContentAvailable": .bool(shouldSendContentAvailable)]
-        if let alertBody { o["alertBody"] = .string(alertBody) }
-        if !desiredKeys.isEmpty { o["desiredKeys"] = .array(desiredKeys.map { .string($0) }) }
-        return .object(o)
-    }
-
-    package init(json: JSON?, path: String) throws(CKError) {
-        guard let json else { self.init(); return }
-        guard case .object(let o) = json else { throw CKError.invalid("\(path): expected an object") }
-        func bool(_ k: String) throws(CKError) -> Bool {
-            guard let v = o[k] else { return false }
-            guard let b = v.boolValue else { throw CKError.invalid("\(path).\(k): expected true or false") }
-            return b
-        }
-        var keys: [String] = []
-        for (i, k) in (o["desiredKeys"]?.arrayValue ?? []).enumerated() {
-            guard let s = k.stringValue else { throw CKError.invalid("\(path).desiredKeys[\(i)]: expected a field name") }
-            keys.append(s)
-        }
-        if let a = o["alertBody"], a.stringValue == nil, !a.isNull { throw CKError.invalid("\(path).alertBody: expected a string") }
-        self.init(alertBody: o["alertBody"]?.stringValue, shouldBadge: try bool("shouldBadge"),
-                  shouldSendContentAvailable: try bool("shouldSendContentAvailable"), desiredKeys: keys)
-    }
-}
-
 /// A subscription: what changes the server tells its owner about (CKQuerySubscription,
 /// CKRecordZoneSubscription, CKDatabaseSubscription).
 public struct Subscription: Equatable, Sendable {

@@ -18,9 +18,14 @@ public struct SubscriptionNotification: Equatable, Sendable {
     /// The zone of the record (query) or the zone that changed (recordZone).
     public var zoneID: ZoneID?
     public var recordFields: [String: FieldValue]
-    public var alertBody: String?
-    public var shouldBadge: Bool
-    public var shouldSendContentAvailable: Bool
+    /// The subscription's alert, badge, sound, category and silent-push settings when it fired (no desired keys).
+    public var info: NotificationInfo
+    public var alertBody: String? { get { info.alertBody } set { info.alertBody = newValue } }
+    public var shouldBadge: Bool { get { info.shouldBadge } set { info.shouldBadge = newValue } }
+    public var shouldSendContentAvailable: Bool { get { info.shouldSendContentAvailable } set { info.shouldSendContentAvailable = newValue } }
+    /// Whether the push left out something the notification holds (CKNotification.isPruned): desired keys
+    /// that did not fit APNs's 4 KB, or, for one device, notifications APNs coalesced into this one.
+    public var isPruned: Bool
     /// The device whose write caused it: CloudKit tells every device of the user except this one.
     public var deviceID: String
     /// When it was made, ms since 1970.
@@ -38,7 +43,8 @@ public struct SubscriptionNotification: Equatable, Sendable {
         if let recordType { o["recordType"] = .string(recordType) }
         if let zoneID { o["zoneID"] = zoneID.json }
         if kind == .query { o["recordFields"] = .object(recordFields.mapValues(\.fieldJSON)) }
-        if let alertBody { o["alertBody"] = .string(alertBody) }
+        o.merge(info.alertJSON) { a, _ in a }
+        if isPruned { o["isPruned"] = .bool(true) }
         if shouldBadge { o["shouldBadge"] = .bool(true) }
         if shouldSendContentAvailable { o["shouldSendContentAvailable"] = .bool(true) }
         if withRead { o["read"] = .bool(read) }
@@ -52,9 +58,10 @@ public struct SubscriptionNotification: Equatable, Sendable {
         self.databaseScope = subscription.database
         self.reason = nil
         self.recordFields = [:]
-        self.alertBody = subscription.notificationInfo.alertBody
-        self.shouldBadge = subscription.notificationInfo.shouldBadge
-        self.shouldSendContentAvailable = subscription.notificationInfo.shouldSendContentAvailable
+        var info = subscription.notificationInfo
+        info.desiredKeys = []
+        self.info = info
+        self.isPruned = false
         self.deviceID = deviceID
         self.time = time
         self.read = false
@@ -85,9 +92,12 @@ public struct SubscriptionNotification: Equatable, Sendable {
             if let f = try FieldValue.from(fieldJSON: v, declared: nil, path: "\(path).recordFields.\(k)") { fields[k] = f }
         }
         recordFields = fields
-        alertBody = o["alertBody"]?.stringValue
-        shouldBadge = o["shouldBadge"]?.boolValue ?? false
-        shouldSendContentAvailable = o["shouldSendContentAvailable"]?.boolValue ?? false
+        var info = NotificationInfo(shouldBadge: o["shouldBadge"]?.boolValue ?? false,
+                                    shouldSendContentAvailable: o["shouldSendContentAvailable"]?.boolValue ?? false)
+        try info.readAlert(o, path: path)
+        for (k, p) in NotificationInfo.listKeys { info[keyPath: p] = (o[k]?.arrayValue ?? []).compactMap(\.stringValue) }
+        self.info = info
+        isPruned = o["isPruned"]?.boolValue ?? false
         deviceID = o["deviceID"]?.stringValue ?? RecordStamp.deviceID
         read = false
     }

@@ -9,6 +9,8 @@ public struct ValueParser {
     /// The most bytes a BYTES `@file` may hold, and the limit's name: a record's (its data can't pass 1 MB),
     /// or the key-value store's for `ck kv set`.
     package var bytesLimit = (bytes: InputLimit.record, name: "CloudKit's limit for a record's data")
+    /// What a TIMESTAMP written `now` is (ms since 1970): the store's clock where the server parses.
+    public var now: () -> Int64 = { Int64((Date().timeIntervalSince1970 * 1000).rounded(.down)) }
 
     public init(files: FileSource = .directory(FileManager.default.currentDirectoryPath)) {
         self.files = files
@@ -74,7 +76,7 @@ public struct ValueParser {
             return .double(d)
         case .timestamp:
             let t = text.trimmingBlanks
-            if t == "now" { return .timestamp(Int64((Date().timeIntervalSince1970 * 1000).rounded(.down))) }
+            if t == "now" { return .timestamp(now()) }
             if let ms = Int64(t) {
                 guard ISO8601.validRange.contains(ms) else {
                     throw CKError.invalid("\(path): \(ms) ms is outside the years 0001 to 9999")

@@ -1,25 +1,33 @@
 import Foundation
 import CKModel
 
-/// Where a page ended: the last record's sort values, zone and name. Opaque to users.
+/// Where a page ended: the last record's sort values, zone and name, and when the cursor was issued. Opaque to users.
 package struct QueryCursor {
     package var fingerprint: String
     package var key: SortKey
+    /// When the page that printed it was read (ms on the store's clock).
+    package var issued: Int64
 
     package static let prefix = "ck1."
+    /// How long a cursor continues its query, on the store's clock. CloudKit documents no lifetime for
+    /// CKQueryOperation.Cursor or continuationMarker, only that they mark where a query stopped; ck picks one hour,
+    /// long enough for any paging and short enough that an app meets the refusal it must handle (docs/cli.md).
+    package static let lifetime: Int64 = 3_600_000
 
     package var encoded: String {
-        let json = JSON.object(["q": .string(fingerprint), "k": key.json])
+        let json = JSON.object(["q": .string(fingerprint), "k": key.json, "t": .int(issued)])
         return QueryCursor.prefix + Base64URL.encode(Array(json.serialized().utf8))
     }
 
-    package init(fingerprint: String, key: SortKey) {
+    package init(fingerprint: String, key: SortKey, issued: Int64) {
         self.fingerprint = fingerprint
         self.key = key
+        self.issued = issued
     }
 
-    /// Reads a cursor, refusing one made for another query, zone or environment.
-    package init(decoding text: String, expected fingerprint: String) throws(CKError) {
+    /// Reads a cursor, refusing one made for another query, zone or environment, or issued more than `lifetime`
+    /// before `now` (the store's clock).
+    package init(decoding text: String, expected fingerprint: String, now: Int64) throws(CKError) {
         let bad = CKError.invalid("invalid cursor: it was not made by ck, or it is damaged",
                                   hint: "pass the cursor printed by the previous page of the same query")
         guard text.hasPrefix(QueryCursor.prefix) else { throw bad }
@@ -29,7 +37,14 @@ package struct QueryCursor {
             throw CKError.invalid("this cursor belongs to another query, zone, database or environment",
                                   hint: "a cursor continues exactly the query that printed it; run the query again without --cursor")
         }
-        self.init(fingerprint: q, key: key)
+        // A cursor without its issue time was made by an older ck: it is as stale as an expired one.
+        let issued = json["t"]?.int64Value
+        guard let issued, now - issued <= QueryCursor.lifetime else {
+            let when = issued.map { " (issued \(ISO8601.format(milliseconds: $0)), now \(ISO8601.format(milliseconds: now)) on the store's clock)" } ?? ""
+            throw CKError.invalid("this cursor expired\(when): a query cursor continues its query for 1 hour; start the query again",
+                                  hint: "run the query again without --cursor (or without continuationMarker) and page from the start")
+        }
+        self.init(fingerprint: q, key: key, issued: issued)
     }
 }
 

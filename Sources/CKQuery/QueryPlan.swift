@@ -165,6 +165,9 @@ package struct QueryCompiler {
             guard case .argument(let raw, _, _) = e, !QueryCompiler.hasTypePrefix(raw) else { throw error }
             let ft = QueryCompiler.fieldType(target)
             var parser = ValueParser()
+            // An argument `now` is the query's now: the store's clock, as now() in the predicate.
+            let now = self.now
+            parser.now = { now }
             guard let retyped = try? parser.parse(raw, as: FieldType(ft.base), path: "argument") else { throw error }
             return try typed(QueryValue(retyped), for: target, element: element, column: e.column)
         }

@@ -16,8 +16,8 @@ import CKServer
 public final class AssetTransfer: Sendable {
     /// Where upload and download URLs live.
     public static let pathPrefix = "/_ck/assets/"
-    /// How long an upload URL stays valid, in seconds ("valid for a limited time (15 minutes)").
-    static let uploadLifetime: Double = 15 * 60
+    /// How long an upload URL stays valid, in ms on the store's clock ("valid for a limited time (15 minutes)").
+    static let uploadLifetime: Int64 = 15 * 60 * 1000
 
     /// An upload URL not yet used: where its bytes go, and as whom.
     struct Pending: Sendable {
@@ -26,7 +26,8 @@ public final class AssetTransfer: Sendable {
         var environment: Environment
         var scope: DatabaseScope
         var caller: Caller
-        var expires: Date
+        /// When the URL stops working (ms on the store's clock).
+        var expires: Int64
     }
 
     private let pending = Mutex<[String: Pending]>([:])
@@ -56,9 +57,9 @@ public final class AssetTransfer: Sendable {
     func uploadURL(_ context: RequestContext) -> String {
         var rng = SystemRandomNumberGenerator()
         let id = (0..<32).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &rng)) }.joined()
-        let now = Date()
+        let now = context.server.store.now()
         let p = Pending(store: context.server.store, container: context.path.container, environment: context.environment,
-                        scope: context.scope, caller: context.caller, expires: now.addingTimeInterval(AssetTransfer.uploadLifetime))
+                        scope: context.scope, caller: context.caller, expires: now + AssetTransfer.uploadLifetime)
         pending.withLock { all in
             all = all.filter { $0.value.expires > now }
             all[id] = p
@@ -98,9 +99,8 @@ public final class AssetTransfer: Sendable {
         if Int64(bytes.count) > Asset.maxSize {
             throw Asset.tooLarge("the uploaded file", size: Int64(bytes.count))
         }
-        let now = Date()
         let taken = pending.withLock { all -> Pending? in all.removeValue(forKey: id) }
-        guard let p = taken, p.expires > now else {
+        guard let p = taken, p.expires > p.store.now() else {
             throw CKError(.unknownItem, taken == nil ? "this upload URL is unknown or was already used (upload URLs are single-use)"
                                                      : "this upload URL has expired (upload URLs are valid for 15 minutes)",
                           hint: "ask assets/upload for a new URL")

@@ -1,8 +1,8 @@
 import CKModel
 import CKServer
 
-/// `GET /_ck/notifications`: every notification ck made in an environment, for every user, each with the push it
-/// stands for as a web-courier frame, so a test can assert what would have been pushed.
+/// `GET /_ck/notifications`: every notification ck made in an environment, for every user, each with the push
+/// payload it stands for (`push`, also the web-courier frame), so a test can assert what would have been pushed.
 extension ControlPlane {
     /// `?since=<notification id or ISO 8601 time>&user=<name>` → `{container, environment, notifications: [{user,
     /// userRecordName, database, subscriptionID, notificationID, notificationType, reason?, record?, zone?, time, read,

@@ -36,10 +36,16 @@ enum WireSubscription {
         ZoneID(zoneName: name, ownerRecordName: owner).json
     }
 
-    /// Web Services notificationInfo keys ck keeps (the localisation and sound keys are not modelled).
+    /// Web Services notificationInfo keys (reference §2.14): the alert body and its localization, the launch image,
+    /// the sound, the badge and content-available flags, and the desired keys.
     static func notificationInfo(_ n: NotificationInfo) -> JSON {
         var o: [String: JSON] = ["shouldBadge": .bool(n.shouldBadge), "shouldSendContentAvailable": .bool(n.shouldSendContentAvailable)]
         if let alertBody = n.alertBody { o["alertBody"] = .string(alertBody) }
+        if let v = n.alertLocalizationKey { o["alertLocalizationKey"] = .string(v) }
+        if !n.alertLocalizationArgs.isEmpty { o["alertLocalizationArgs"] = .array(n.alertLocalizationArgs.map { .string($0) }) }
+        if let v = n.alertActionLocalizationKey { o["alertActionLocalizationKey"] = .string(v) }
+        if let v = n.alertLaunchImage { o["alertLaunchImage"] = .string(v) }
+        if let v = n.soundName { o["soundName"] = .string(v) }
         if !n.desiredKeys.isEmpty { o["desiredKeys"] = .array(n.desiredKeys.map { .string($0) }) }
         return .object(o)
     }

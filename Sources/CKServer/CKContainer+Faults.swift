@@ -3,7 +3,7 @@ import CKModel
 /// Injected fault rules of an environment (`faults.json`), for `ck fault`.
 extension CKContainer {
     package func faultEngine(_ environment: Environment) -> FaultEngine {
-        FaultEngine(environmentStore(environment))
+        FaultEngine(environmentStore(environment), now: store.now)
     }
 
     /// Adds a rule after checking it; an empty id gets the next free `fN`. Returns the rule as stored.

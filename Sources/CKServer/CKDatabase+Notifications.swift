@@ -202,6 +202,11 @@ package struct NotificationHook {
                     n.zoneID = subject.zoneID
                     // The server can't read encrypted values, so a push never carries them.
                     n.recordFields = subject.fields.filter { s.notificationInfo.desiredKeys.contains($0.key) && !$0.value.isEncrypted }
+                    // APNs carries 4 KB: desired keys that don't fit are dropped and the notification says it was pruned.
+                    if !n.recordFields.isEmpty {
+                        n.fitPayload(desiredKeys: s.notificationInfo.desiredKeys, container: db.container.identifier,
+                                     environment: db.environment, userRecordName: s.ownerRecordName)
+                    }
                     byOwner[s.ownerRecordName, default: []].append(n)
                     if firesOnce { spent.insert(SubscriptionFile.key(s)); break }
                 }
@@ -230,5 +235,13 @@ package struct NotificationHook {
         let pending = PendingNotifications(log: db.env.relative(logPath), offset: offset, count: entries.count, firstSeq: first.seq,
                                            byOwner: byOwner, subscriptions: removed ? file : nil)
         return pending
+    }
+}
+
+extension CKDatabase {
+    /// The size and modification time of this user's notification log (nil when it has none), read without the
+    /// lock: a cheap check of whether a notification may have been added, for `ck notification watch`.
+    public func notificationLogStamp() -> [Int64]? {
+        NotificationLog.stamp(env.notificationsPath(userRecordName))
     }
 }

@@ -120,7 +120,7 @@ extension CKDatabase {
                 zones += state.catalog.zones.filter { $0.database == scope && $0.zoneID.ownerRecordName == userRecordName }
             }
             let fingerprint = queryFingerprint(request, zone: request.zoneWide ? "*" : zoneName)
-            let after = try request.cursor.map { (c) throws(CKError) -> SortKey in try QueryCursor(decoding: c, expected: fingerprint).key }
+            let after = try request.cursor.map { (c) throws(CKError) -> SortKey in try QueryCursor(decoding: c, expected: fingerprint, now: store.now()).key }
             if plan.matchesNothing { return QueryResult(records: [], cursor: nil) }
             let ascending = plan.sort.map { s -> Bool in if case .field(_, let asc) = s.kind { return asc }; return true }
             var matched: [(SortKey, Record)] = []
@@ -193,7 +193,7 @@ extension CKDatabase {
         if let keys {
             records = records.map { r in var c = r; c.fields = r.fields.filter { keys.contains($0.key) }; return c }
         }
-        let cursor = matched.count > pageSize ? page.last.map { QueryCursor(fingerprint: fingerprint, key: $0.0).encoded } : nil
+        let cursor = matched.count > pageSize ? page.last.map { QueryCursor(fingerprint: fingerprint, key: $0.0, issued: store.now()).encoded } : nil
         return QueryResult(records: records, cursor: cursor)
     }
 

@@ -400,6 +400,7 @@ package struct ModifySession {
         case .json(let j): return try schema.value(fieldJSON: j, recordType: recordType, key: key, path: path)
         case .text(let text, let explicit, let action, let encrypted):
             var parser = ValueParser(files: files)
+            parser.now = db.store.now
             var v = try parser.parse(text, as: explicit ?? declared ?? ValueParser.inferType(text), path: path)
             if let action { v = CKDatabase.withAction(v, action) }
             // Text for a field the schema encrypts is encrypted, as encryptedValues[key] = value would be.

@@ -20,7 +20,12 @@ public final class CKStore: Sendable {
         var indexEnabled = true
         var queryDriverLimit = 2000
         var hooks = PipelineHooks()
-        var now: @Sendable () -> Int64 = { Int64((Date().timeIntervalSince1970 * 1000).rounded(.down)) }
+        /// A clock a test or program put in place of the store's (`now`'s setter).
+        var nowOverride: (@Sendable () -> Int64)?
+        /// `CK_NOW`: "now" fixed for this process, whatever clock.json says.
+        var pinnedNow: Int64?
+        /// clock.json as last read, with the stamp of the file it was read from.
+        var clock: (stamp: ClockFile.Stamp?, clock: StoreClock)?
     }
     private let state = Mutex(State())
     /// Upload receipts of this process's callers: a save names an asset by hash only with one.
@@ -44,10 +49,24 @@ public final class CKStore: Sendable {
         get { state.withLock { $0.hooks } }
         set { state.withLock { $0.hooks = newValue } }
     }
-    /// A clock that tests may pin; ms since 1970.
+    /// The store's clock, ms since 1970: `CK_NOW` when pinned, else the real time moved as clock.json says
+    /// (`ck clock`). A program may put its own clock in place (tests do).
     public var now: @Sendable () -> Int64 {
-        get { state.withLock { $0.now } }
-        set { state.withLock { $0.now = newValue } }
+        get {
+            if let o = state.withLock({ $0.nowOverride }) { return o }
+            return { [self] in clockNow() }
+        }
+        set { state.withLock { $0.nowOverride = newValue } }
+    }
+    /// clock.json as last read, with the stamp of the file it was read from (`storedClock`).
+    var clockCache: (stamp: ClockFile.Stamp?, clock: StoreClock)? {
+        get { state.withLock { $0.clock } }
+        set { state.withLock { $0.clock = newValue } }
+    }
+    /// `CK_NOW`: fixes "now" for this process (one command), whatever the store's clock says; nil: the store's clock.
+    public var pinnedNow: Int64? {
+        get { state.withLock { $0.pinnedNow } }
+        set { state.withLock { $0.pinnedNow = newValue } }
     }
 
     /// The root's files: ck.json, the lock and the containers' directories.
@@ -64,9 +83,12 @@ public final class CKStore: Sendable {
 
     /// Opens the store as `open(_:hooks:)`; `recover: false` (doctor) leaves an interrupted root operation and
     /// links in place of the store's trees for the caller to examine.
-    public static func open(_ location: StoreLocation, hooks: PipelineHooks = PipelineHooks(), recover: Bool) throws(CKError) -> CKStore {
+    /// `pinnedNow` (`CK_NOW`) fixes "now" from the start, the store's creation included.
+    public static func open(_ location: StoreLocation, hooks: PipelineHooks = PipelineHooks(), recover: Bool,
+                            pinnedNow: Int64? = nil) throws(CKError) -> CKStore {
         let store = CKStore(location: location)
         store.hooks = hooks
+        store.pinnedNow = pinnedNow
         if recover { try store.files.refuseLinkedTrees() }
         if recover && (store.files.hasInterruptedOperation || store.files.hasLeftoverTrees) {
             // A container delete was interrupted: it is finished before anything reads the store. Trees of an

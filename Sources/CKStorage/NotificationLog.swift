@@ -68,6 +68,12 @@ package enum NotificationLog {
         return c
     }
 
+    /// The log's size, modification time and inode (nil when it does not exist): what changes when a line is added.
+    package static func stamp(_ path: String) -> [Int64]? {
+        guard let st = FileIO.status(path) else { return nil }
+        return [Int64(st.st_size), Int64(st.st_mtim.tv_sec), Int64(st.st_mtim.tv_nsec), Int64(st.st_ino)]
+    }
+
     /// Appends whole lines and fsyncs them; a torn tail left by a crash is cut first, a missing final newline added.
     static func append(_ path: String, _ entries: [Entry]) throws(CKError) {
         guard !entries.isEmpty else { return }

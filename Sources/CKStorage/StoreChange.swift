@@ -79,4 +79,6 @@ package enum RootChange {
     case createContainer(id: String, created: Int64)
     /// A container and all that belongs to it removed, with ck.json replaced when given, in one intent.
     case deleteContainer(id: String, config: [String: JSON]?)
+    /// clock.json, whole (the real time removes it).
+    case clock(StoreClock)
 }

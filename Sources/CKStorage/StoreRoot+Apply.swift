@@ -12,6 +12,7 @@ extension StoreRoot {
             case .serveAuth(let id, let json): try JSONFile.write(serveAuthPath(id), json)
             case .createContainer(let id, let created): try createContainerFiles(id, created: created)
             case .deleteContainer(let id, let config): try deleteContainer(id, config: config)
+            case .clock(let clock): try ClockFile(root: path).write(clock)
             }
         }
     }

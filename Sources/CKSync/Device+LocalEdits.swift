@@ -118,6 +118,7 @@ extension Device {
                                   hint: "save assets on the server with 'ck record save … \(key):asset=@file'")
         }
         var parser = ValueParser()
+        parser.now = database.container.store.now
         var v = try parser.parse(text, as: type, path: "fields.\(key)")
         if let action { v = Device.withAction(v, action) }
         // A field the server holds encrypted stays encrypted, as encryptedValues[key] = value.

@@ -61,7 +61,10 @@ public struct SyncEngine {
             return report
         }
         report.syncedAt = db.container.store.now()
-        try device.transaction { () throws(CKError) in try device.setMeta("lastSync", String(report.syncedAt)) }
+        try device.transaction { () throws(CKError) in
+            try device.setMeta("lastSync", String(report.syncedAt))
+            try device.recordFetch(at: report.syncedAt)
+        }
         return report
     }
 
@@ -94,15 +97,24 @@ public struct SyncEngine {
                 attempts += 1
                 if SyncEngine.retryable.contains(error.code) {
                     let wait = error.retryAfter ?? 0
+                    // When to retry, on the store's clock: throttling windows end on it, not on the wall clock.
+                    let store = db.container.store
+                    let due = store.now() + Int64((wait * 1000).rounded(.up))
+                    let retryAt = "retry at \(ISO8601.format(milliseconds: due)) on the store's clock"
                     if retry && attempts < SyncEngine.maxAttempts && report.waited + wait <= maxWait {
+                        // A fixed clock (ck clock set, CK_NOW) does not move while the engine sleeps: retrying
+                        // would only meet the same window, so the sync stops and says when to come back.
+                        if wait > 0 && store.clockIsFixed {
+                            throw try stop(error, report: &report, why: "the store's clock is fixed, so waiting would not pass retryAfter; \(retryAt), after 'ck clock advance'")
+                        }
                         sleep(wait)
                         report.waited += wait
                         report.retries.append(.init(operation: operation, zoneName: zone, code: error.code, wait: wait))
                         continue
                     }
-                    throw try stop(error, report: &report, why: !retry ? "--no-retry" :
+                    throw try stop(error, report: &report, why: (!retry ? "--no-retry" :
                         attempts >= SyncEngine.maxAttempts ? "\(attempts) attempts failed" :
-                        "waiting \(wait) more seconds would pass --max-wait \(maxWait)")
+                        "waiting \(wait) more seconds would pass --max-wait \(maxWait)") + "; " + retryAt)
                 }
                 if error.code == .notAuthenticated || error.code == .accountTemporarilyUnavailable {
                     throw try stop(error, report: &report, why: "the account can't sync")

@@ -167,14 +167,14 @@ import CKTestSupport
     @Test func aRecordsFaultPointIsTheSameCallAsItsGrants() throws {
         let (t, alice, bob) = try seeded()
         let c = try t.store.container()
-        var rule = FaultRule(id: "p1", error: .zoneBusy)
+        var rule = FaultRule(id: "p1", error: .serverRejectedRequest)
         rule.recordName = "p1"
         rule.times = 1
         _ = try c.addFault(rule, environment: .development)
         let tag = try alice.fetchOne("p1").changeTag
         // The fault point comes first: bob's write fails with the injected error, then with the grants'.
         let first = ckError { try bob.save("Post", "p1", ["text": "x"], ifTag: tag) }
-        #expect(first?.code == .zoneBusy)
+        #expect(first?.code == .serverRejectedRequest)
         let second = ckError { try bob.save("Post", "p1", ["text": "x"], ifTag: tag) }
         #expect(second?.code == .permissionFailure)
         // A record a request can't find still reaches its fault point before the refusal.

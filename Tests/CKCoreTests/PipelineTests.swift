@@ -137,6 +137,8 @@ import CKTestSupport
         _ = try StoreDoctor.examine(store, repair: false)
         _ = try StoreDoctor.examine(store, repair: true)
         _ = try c.resetDevelopment()
+        _ = try store.clock()
+        _ = try store.advanceClock(by: 1)
     }
 
     @Test func everyOperationKindPassesTheFaultHook() throws {
@@ -273,17 +275,32 @@ extension CallerFilesTests {
     }
 
     @Test func aTimesRuleFiresThatOftenAfterItsAfterAndThenGoes() {
-        var rule = FaultRule(id: "f1", error: .zoneBusy)
+        // An error that does not throttle: --times counts refusals.
+        var rule = FaultRule(id: "f1", error: .serverRejectedRequest)
         rule.op = .save
         rule.times = 2
         rule.after = 1
         var book = FaultBook(rules: [rule])
-        #expect(book.consume(point([.fetch])) == nil, "another op")
-        #expect(book.consume(point([.save])) == nil, "the first is let through (--after 1)")
-        #expect(book.consume(point([.save]))?.id == "f1")
-        #expect(book.consume(point([.save]))?.id == "f1")
+        #expect(book.consume(point([.fetch]), now: 0) == nil, "another op")
+        #expect(book.consume(point([.save]), now: 0) == nil, "the first is let through (--after 1)")
+        #expect(book.consume(point([.save]), now: 0)?.rule.id == "f1")
+        #expect(book.consume(point([.save]), now: 0)?.rule.id == "f1")
         #expect(book.rules.isEmpty)
-        #expect(book.consume(point([.save])) == nil)
+        #expect(book.consume(point([.save]), now: 0) == nil)
+    }
+
+    @Test func aThrottlingRuleRefusesUntilItsWindowEndsAndCountsWindows() {
+        var rule = FaultRule(id: "t", error: .zoneBusy)
+        rule.retryAfter = 30
+        rule.times = 2
+        var book = FaultBook(rules: [rule])
+        #expect(book.consume(point([.save]), now: 1_000)?.left == 30_000, "the first window opens")
+        #expect(book.consume(point([.save]), now: 11_000)?.left == 20_000, "refused again, with the time left")
+        #expect(book.consume(point([.save]), now: 31_000)?.left == 30_000, "the first window is over: the second opens")
+        #expect(book.rules.first?.times == 1)
+        #expect(book.consume(point([.save]), now: 60_999)?.left == 1)
+        #expect(book.consume(point([.save]), now: 61_000) == nil, "two windows, then the rule is gone")
+        #expect(book.rules.isEmpty)
     }
 
     @Test func recordTargetsMatchOnlyRecordsAndFiltersNarrow() {
@@ -292,19 +309,19 @@ extension CallerFilesTests {
         rule.zone = "Notes"
         rule.user = "alice"
         var book = FaultBook(rules: [rule])
-        #expect(book.consume(point([.save])) == nil, "a whole request is not a record")
-        #expect(book.consume(point([.save], record: ("n", "Note"))) == nil)
-        #expect(book.consume(point([.save], zone: "Other", record: ("p", "Photo"))) == nil)
-        #expect(book.consume(point([.delete], record: ("p", "Photo")))?.id == "p")
+        #expect(book.consume(point([.save]), now: 0) == nil, "a whole request is not a record")
+        #expect(book.consume(point([.save], record: ("n", "Note")), now: 0) == nil)
+        #expect(book.consume(point([.save], zone: "Other", record: ("p", "Photo")), now: 0) == nil)
+        #expect(book.consume(point([.delete], record: ("p", "Photo")), now: 0)?.rule.id == "p")
     }
 
     @Test func seededDrawsRepeatAndFollowTheProbability() {
-        var rule = FaultRule(id: "r", error: .zoneBusy)
+        var rule = FaultRule(id: "r", error: .serverRejectedRequest)
         rule.probability = 0.25
         rule.seed = 7
         var a = FaultBook(rules: [rule]), b = FaultBook(rules: [rule])
-        let one = (0..<400).map { _ in a.consume(point([.query])) != nil }
-        let two = (0..<400).map { _ in b.consume(point([.query])) != nil }
+        let one = (0..<400).map { _ in a.consume(point([.query]), now: 0) != nil }
+        let two = (0..<400).map { _ in b.consume(point([.query]), now: 0) != nil }
         #expect(one == two)
         let fired = one.filter { $0 }.count
         #expect(fired > 60 && fired < 140, "about a quarter of 400: \(fired)")

@@ -12,13 +12,17 @@ import Testing
 
     @Test func aTimesTwoThrottleIsSeenTwiceThenGone() throws {
         let s = try notes()
+        #expect(try s.ck("clock", "set", "2099-01-01T00:00:00Z").status == 0)
         #expect(try s.ck("fault", "add", "--error", "requestRateLimited", "--times", "2", "--retry-after", "1.5").stdout == "f1\n")
         let first = try s.ck("record", "save", "Note", "--name", "a", "t=1")
         #expect(first.status == 5)
         #expect(first.stderr == "ck: requestRateLimited (7): injected fault f1: the client is being rate limited\nretry after 1.5 seconds\n")
+        // Each window lasts its retryAfter on the store's clock (StoreClockTests has the retries inside one).
+        #expect(try s.ck("clock", "advance", "1.5s").status == 0)
         let second = try s.ck("record", "save", "Note", "--name", "a", "t=1", "-o", "json")
         #expect(second.status == 5)
         #expect(second.stderr.contains(#""retryAfter":1.5"#) && second.stderr.contains(#""serverErrorCode":"THROTTLED""#))
+        #expect(try s.ck("clock", "advance", "1.5s").status == 0)
         #expect(try s.ck("record", "save", "Note", "--name", "a", "t=1", "-o", "plain").stdout == "a\tNote\t2\tNotes\tt=1\n")
         #expect(try s.ck("fault", "list").stdout == "No fault rules.\n" || s.ck("fault", "list").stdout.isEmpty)
     }
@@ -39,7 +43,8 @@ import Testing
 
     @Test func aTimesOneRuleFiresOnceAcrossEightProcesses() throws {
         let s = try notes()
-        #expect(try s.ck("fault", "add", "--error", "serviceUnavailable", "--times", "1", "--op", "save").status == 0)
+        // No wait: the rule's one throttling window ends at once, so the count is what is tested.
+        #expect(try s.ck("fault", "add", "--error", "serviceUnavailable", "--times", "1", "--op", "save", "--retry-after", "0").status == 0)
         let launch = CKLaunch(s)
         let children = try (0..<8).map { i in try CKChild(launch, CKJob("save \(i)", ["record", "save", "Note", "--name", "n\(i)", "i=\(i)"])) }
         let statuses = children.map { $0.wait().status }
@@ -152,15 +157,19 @@ import Testing
         #expect(r.stdout.contains(#""wait" : 0.2"#) || r.stdout.contains(#""wait": 0.2"#), "\(r.stdout)")
         #expect(r.stdout.contains("\"ckErrorCode\": \"requestRateLimited\""))
         #expect(try s.ck("sync", "ipad", "-o", "plain").stdout.contains("pulled\tNotes\t1\t0"))
-        // --no-retry stops at once, with the wait.
+        // --no-retry stops at once, with the wait and when to retry on the store's clock (fixed from here on).
+        #expect(try s.ck("clock", "set", "2099-01-01T00:00:00Z").status == 0)
         #expect(try s.ck("device", "save", "phone", "Note", "--name", "n3", "t=three").status == 0)
         #expect(try s.ck("fault", "add", "--error", "zoneBusy", "--times", "1", "--retry-after", "4").status == 0)
         let stopped = try s.ck("sync", "phone", "--no-retry")
         #expect(stopped.status == 5)
-        #expect(stopped.stderr.contains("sync of phone stopped (--no-retry); its 1 pending edit is kept") && stopped.stderr.contains("retry after 4.0 seconds"))
+        #expect(stopped.stderr.contains("sync of phone stopped (--no-retry; retry at 2099-01-01T00:00:04.000Z on the store's clock); its 1 pending edit is kept")
+                && stopped.stderr.contains("retry after 4.0 seconds"), "\(stopped.stderr)")
+        #expect(try s.ck("clock", "advance", "4s").status == 0)
         // A wait beyond --max-wait stops too.
         #expect(try s.ck("fault", "add", "--error", "zoneBusy", "--times", "1", "--retry-after", "30").status == 0)
-        #expect(try s.ck("sync", "phone", "--max-wait", "1").stderr.contains("would pass --max-wait 1.0"))
+        #expect(try s.ck("sync", "phone", "--max-wait", "1").stderr.contains("would pass --max-wait 1.0; retry at 2099-01-01T00:00:34.000Z on the store's clock"))
+        #expect(try s.ck("clock", "advance", "30s").status == 0)
         #expect(try s.ck("sync", "phone").status == 0)
         #expect(try s.ck("record", "fetch", "n3").status == 0)
     }

@@ -33,6 +33,11 @@ import Testing
         "ck import --all-users dev.json --into-env production": ["ck --data-dir other record save Note title=Hi",
                                                      "ck --data-dir other export --file dev.json"],
         "ck notification list --unread": ["ck init"],
+        "ck notification show \"$ID\" --payload": [
+            "ck record save Note --name seed title=x", "ck subscription create query Note \"title == 'Hi'\" --id hot --alert Hi",
+            "ck record save Note title=Hi",
+            "ID=$(ck notification list -o plain | head -1 | cut -f1)",
+        ],
         "ck schema export --file schema.ckdb": ["ck record save Note title=Hi"],
         "ck user list": ["ck account set available --as alice"],
         "ck serve key add ci-key --public-key public.pem --as builder": [

@@ -137,6 +137,16 @@ import CKTestSupport
            observe: { s in [try KillPoints.export(s), try s.ck("fault", "list", "-o", "json").stdout] })
     }
 
+    /// clock advance and reset: clock.json is replaced whole or removed, so the store's time is the old or the new.
+    @Test func clockAdvanceAndReset() throws {
+        try KillPoints.run("clock advance", prepare: { s in try s.ck("clock", "set", "2099-01-01T00:00:00Z") },
+                           command: { _ in ["clock", "advance", "5m"] },
+                           observe: { s in [try s.ck("clock", "show", "-o", "plain").stdout] })
+        try KillPoints.run("clock reset", prepare: { s in try s.ck("clock", "set", "2099-01-01T00:00:00Z") },
+                           command: { _ in ["clock", "reset", "--backwards"] },
+                           observe: { s in [try s.ck("clock", "show", "-o", "plain").stdout.hasSuffix("\treal\n") ? "real" : try s.ck("clock", "show", "-o", "plain").stdout] })
+    }
+
     /// gc: compaction of logs with history and removal of an unreferenced asset.
     @Test func gc() throws {
         try KillPoints.run("gc", prepare: { s in

@@ -306,11 +306,11 @@ final class CourierPoll: @unchecked Sendable {
         let n3 = listed.first { $0["recordName"] == .string("n3") }
         #expect(n3?["notificationID"] != nil && n3?["notificationID"] == second.json["ck"]?["nid"], "\(listed)")
 
-        // A zone subscription's frame names the subscription and zone, with no alert (none was set).
+        // A zone subscription's frame names the subscription and zone, with no alert (none was set): a silent push.
         try Self.saveNote(s, "w1", title: "calm", zone: "Work", token: alice)
         let third = try CourierPoll(s.server, courier).reply()
         #expect(third.status == 200, "\(third.text)")
-        #expect(third.json["aps"] == nil, "\(third.text)")
+        #expect(third.json["aps"] == .object(["content-available": .int(1)]), "\(third.text)")
         let fet = third.json["ck"]?["fet"]
         #expect(fet?["sid"] == .string("work"), "\(third.text)")
         #expect(fet?["zid"] == .string("Work"), "\(third.text)")

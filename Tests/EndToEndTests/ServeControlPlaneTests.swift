@@ -164,6 +164,9 @@ import CKModel
         #expect(throttled.json["retryAfter"] == .int(3))
         #expect(throttled.header("Retry-After") == "3")
         #expect(throttled.json["reason"]?.stringValue?.hasPrefix("injected fault f1") == true, "\(throttled.text)")
+        // The rule refuses until its retryAfter has passed on the store's clock, which the server follows.
+        #expect(try server.post(Self.base + "/private/records/query", json: query).status == 429)
+        #expect(try s.ck("clock", "advance", "3s").status == 0)
         let answered = try server.post(Self.base + "/private/records/query", json: query)
         #expect(answered.status == 200, "\(answered.text)")
         #expect(answered.json["records"]?.arrayValue?.map { $0["recordName"] } == [.string("n1")])
@@ -261,6 +264,11 @@ import CKModel
         // The command line sees the same notifications.
         let cli = try object(try s.ck("notification", "list", "-o", "json").stdout)["notifications"]?.arrayValue ?? []
         #expect(Set(cli.compactMap { $0["notificationID"]?.stringValue }) == Set(list.compactMap { $0["notificationID"]?.stringValue }))
+        // With the same push payload: the courier's frame is the payload ck notification show --payload prints.
+        for c in cli {
+            let plane = list.first { $0["notificationID"] == c["notificationID"] }
+            #expect(c["payload"] != nil && c["payload"] == plane?["push"], "\(c)")
+        }
 
         // since= an id: the ones after it; since= a time: the ones made after it.
         #expect(try s.ck("record", "save", "Note", "--name", "h2", "priority=6").status == 0)

@@ -89,7 +89,7 @@ import Testing
 
     @Test func containerTreesComeFromTheTable() {
         #expect(StoreLayout.containerTrees("iCloud.a") == ["containers/iCloud.a", "devices/iCloud.a"])
-        #expect(StoreLayout.rootNames == ["ck.json", "containers", "devices", ".lock"])
+        #expect(StoreLayout.rootNames == ["ck.json", "clock.json", "containers", "devices", ".lock"])
     }
 
     @Test func strangersAndLeftoversAreNotData() {

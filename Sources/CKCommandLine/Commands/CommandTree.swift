@@ -23,6 +23,7 @@ public enum CommandTree {
         LazySubcommand("device") { DeviceCommand.spec }, LazySubcommand("user") { UserCommand.spec },
         LazySubcommand("account") { AccountCommand.spec }, LazySubcommand("role") { RoleCommand.spec },
         LazySubcommand("quota") { QuotaCommand.spec }, LazySubcommand("fault") { FaultCommand.spec },
+        LazySubcommand("clock") { ClockCommand.spec },
         LazySubcommand("kv") { KVCommand.spec }, LazySubcommand("schema") { SchemaCommand.spec },
         LazySubcommand("cktool") { CktoolCommand.spec }, LazySubcommand("model") { ModelCommand.spec },
         LazySubcommand("export") { FixturesCommands.export }, LazySubcommand("import") { FixturesCommands.importSpec },

@@ -8,7 +8,7 @@ enum FaultCommand {
 
     static let spec = CommandSpec(
         "fault", summary: "Inject CloudKit errors: add, list and clear fault rules.",
-        discussion: "A rule makes matching operations of the environment (-e) fail with a CloudKit error, as a client would see it, before anything is written. Rules are checked in order at every operation and consumed under the store's lock, so a --times 1 rule fires exactly once across parallel ck processes; a --probability rule draws from its seed, so it gives the same sequence on every run. The global --zone, --db and --as given on the 'fault add' line (not their environment variables) narrow the rule to that zone, database and user. --type and --record target records inside save and delete requests: in a batch, those records fail (partialFailure) and, in an atomic zone, the others answer batchRequestFailed. requestRateLimited, zoneBusy, serviceUnavailable and accountTemporarilyUnavailable carry retryAfter (exit 5). networkUnavailable and networkFailure fail before the request reaches the server; networkFailure --after-commit applies the request and loses its response. See 'ck help faults'.",
+        discussion: "A rule makes matching operations of the environment (-e) fail with a CloudKit error, as a client would see it, before anything is written. Rules are checked in order at every operation and consumed under the store's lock, so a --times 1 rule fires exactly once across parallel ck processes; a --probability rule draws from its seed, so it gives the same sequence on every run. The global --zone, --db and --as given on the 'fault add' line (not their environment variables) narrow the rule to that zone, database and user. --type and --record target records inside save and delete requests: in a batch, those records fail (partialFailure) and, in an atomic zone, the others answer batchRequestFailed. requestRateLimited, zoneBusy, serviceUnavailable and accountTemporarilyUnavailable carry retryAfter (exit 5); once a requestRateLimited, zoneBusy or serviceUnavailable rule (or any rule given --retry-after) fires, it keeps refusing until its retryAfter has passed on the store's clock (see 'ck clock'), each refusal carrying the time left, and --times counts such windows. networkUnavailable and networkFailure fail before the request reaches the server; networkFailure --after-commit applies the request and loses its response. See 'ck help faults'.",
         examples: [("ck fault add --error requestRateLimited --times 2 --retry-after 1", "Throttle the next two operations."),
                    ("ck fault add --error quotaExceeded --op save --type Photo", "Refuse saves of Photo records."),
                    ("ck fault add --error networkFailure --after-commit --op save --times 1", "Apply the next save and lose its response."),
@@ -22,7 +22,7 @@ enum FaultCommand {
                             OptionSpec("type", value: "type", help: "Only records of this type in save and delete requests.", completion: .recordType),
                             OptionSpec("record", value: "name", help: "Only this record in save and delete requests.", completion: .recordName),
                             OptionSpec("retry-after", value: "seconds", help: "retryAfter of a retryable error (default: 2).", rule: .number(min: 0)),
-                            OptionSpec("times", value: "n", help: "Fire n times, then the rule is gone (default: every time).", rule: .integer(min: 1)),
+                            OptionSpec("times", value: "n", help: "Fire n times (a throttle: n windows), then it goes (default: every time).", rule: .integer(min: 1)),
                             OptionSpec("probability", value: "p", help: "Fire with probability p (0 to 1) at each matching operation.",
                                        rule: .number(min: 0, max: 1)),
                             OptionSpec("seed", value: "n", help: "Seed of the --probability draws (default: chosen once and kept)."),
@@ -82,9 +82,12 @@ enum FaultCommand {
 
     /// How often the rule fires, in words.
     static func how(_ r: FaultRule) -> String {
-        var s = r.times.map { "\($0) more time\($0 == 1 ? "" : "s")" } ?? r.probability.map { "probability \($0)" } ?? "every time"
+        // A throttling rule's count is of windows: each refuses until its retryAfter has passed on the store's clock.
+        let unit = r.throttles ? "window" : "time"
+        var s = r.times.map { "\($0) more \(unit)\($0 == 1 ? "" : "s")" } ?? r.probability.map { "probability \($0)" } ?? "every time"
         if r.after > 0 { s += ", after \(r.after)" }
         if r.afterCommit { s += ", after commit" }
+        if let until = r.until { s += ", throttling until \(ISO8601.format(milliseconds: until))" }
         return s
     }
 

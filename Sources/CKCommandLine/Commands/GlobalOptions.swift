@@ -37,6 +37,7 @@ enum GlobalOptions {
         ("CK_OUTPUT", "output format, as --output"),
         ("NO_COLOR", "when set, no colour (as --no-color)"),
         ("CK_INDEX", "off: no .index.sqlite; reads fold whole logs (same answers)"),
+        ("CK_NOW", "fixes now for one command (ms since 1970 or ISO 8601)"),
         ("CK_LOCK_TIMEOUT", "seconds to wait for a store lock (default 300)"),
         ("XDG_DATA_HOME", "the user store is $XDG_DATA_HOME/ck (default ~/.local/share/ck)"),
     ]

@@ -21,6 +21,7 @@ enum HelpCommand {
         "model": model,
         "permissions": permissions,
         "faults": faults,
+        "clock": ClockHelpTopic.text,
         "kv": KVHelpTopic.text,
         "sharing": SharingHelpTopic.text,
     ]
@@ -68,6 +69,12 @@ enum HelpCommand {
         --retry-after SECONDS     requestRateLimited, zoneBusy, serviceUnavailable,
                                   accountTemporarilyUnavailable (default 2; exit 5)
         --after-commit            networkFailure only: applied, response lost
+
+        Throttling is by time, as CloudKit's: once a requestRateLimited, zoneBusy
+        or serviceUnavailable rule (or any rule with --retry-after) fires, it
+        refuses every matching operation until its retryAfter has passed on the
+        store's clock, each refusal carrying the time left; --times counts such
+        windows. 'ck clock advance' moves the clock past one (see 'ck help clock').
 
         'ck sync' retries retryable errors after retryAfter (--max-wait, --no-retry),
         keeps saves pending once the quota is exceeded but still sends deletions,

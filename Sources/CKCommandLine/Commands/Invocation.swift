@@ -133,10 +133,20 @@ final class Invocation {
                           serverErrorCode: "NOT_FOUND", hint: "check the path, or create a store there with 'ck init' or any command that writes (e.g. 'ck record save')")
         }
         // Doctor examines an interrupted root operation itself: one it can't trust must not stop it.
-        let s = try CKStore.open(location, recover: command.path != "ck doctor")
+        let s = try CKStore.open(location, recover: command.path != "ck doctor", pinnedNow: try pinnedNow())
         if terminal.environment["CK_INDEX"] == "off" { s.indexEnabled = false }
         openedStore = s
         return s
+    }
+
+    /// `CK_NOW`: the instant that is "now" for this one command (ms since 1970 or ISO 8601); nil when unset.
+    func pinnedNow() throws(CKError) -> Int64? {
+        guard let text = terminal.environment["CK_NOW"], !text.isEmpty else { return nil }
+        guard let ms = StoreClock.instant(text) else {
+            throw CKError.invalid("CK_NOW: '\(text)' is not an instant",
+                                  hint: "give milliseconds since 1970 (1767225600000) or an ISO 8601 instant (2026-01-01T00:00:00Z), or unset it")
+        }
+        return ms
     }
 
     func container() throws -> CKContainer {

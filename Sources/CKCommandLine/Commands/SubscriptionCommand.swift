@@ -7,6 +7,18 @@ enum SubscriptionCommand {
     static let typeOption = OptionSpec("type", value: "record-type", help: "Only changes to records of this type.", completion: .recordType)
     static let infoOptions: [OptionSpec] = [
         OptionSpec("alert", value: "text", help: "Alert body of the notifications."),
+        OptionSpec("alert-key", value: "key", help: "Localization key of the alert body (alertLocalizationKey)."),
+        OptionSpec("alert-arg", value: "value", help: "Argument of the alert body's localization key (repeatable).", repeatable: true),
+        OptionSpec("title", value: "text", help: "Alert title."),
+        OptionSpec("title-key", value: "key", help: "Localization key of the title (titleLocalizationKey)."),
+        OptionSpec("title-arg", value: "value", help: "Argument of the title's localization key (repeatable).", repeatable: true),
+        OptionSpec("subtitle", value: "text", help: "Alert subtitle."),
+        OptionSpec("subtitle-key", value: "key", help: "Localization key of the subtitle (subtitleLocalizationKey)."),
+        OptionSpec("subtitle-arg", value: "value", help: "Argument of the subtitle's localization key (repeatable).", repeatable: true),
+        OptionSpec("action-key", value: "key", help: "Localization key of the alert's action button (alertActionLocalizationKey)."),
+        OptionSpec("launch-image", value: "file", help: "Launch image shown when the alert opens the app (alertLaunchImage)."),
+        OptionSpec("sound", value: "name", help: "Sound played with the alert (soundName)."),
+        OptionSpec("category", value: "name", help: "Notification category: the actions the alert offers."),
         OptionSpec("badge", help: "Notifications increment the app badge (shouldBadge)."),
         OptionSpec("content-available", help: "Silent background notifications (shouldSendContentAvailable)."),
     ]
@@ -50,8 +62,21 @@ enum SubscriptionCommand {
         ])
 
     static func info(_ inv: Invocation, keys: [String] = []) -> NotificationInfo {
-        NotificationInfo(alertBody: inv.parsed.value("alert"), shouldBadge: inv.parsed.flag("badge"),
-                         shouldSendContentAvailable: inv.parsed.flag("content-available"), desiredKeys: keys)
+        var info = NotificationInfo(alertBody: inv.parsed.value("alert"), shouldBadge: inv.parsed.flag("badge"),
+                                    shouldSendContentAvailable: inv.parsed.flag("content-available"), desiredKeys: keys)
+        info.alertLocalizationKey = inv.parsed.value("alert-key")
+        info.alertLocalizationArgs = inv.parsed.all("alert-arg")
+        info.title = inv.parsed.value("title")
+        info.titleLocalizationKey = inv.parsed.value("title-key")
+        info.titleLocalizationArgs = inv.parsed.all("title-arg")
+        info.subtitle = inv.parsed.value("subtitle")
+        info.subtitleLocalizationKey = inv.parsed.value("subtitle-key")
+        info.subtitleLocalizationArgs = inv.parsed.all("subtitle-arg")
+        info.alertActionLocalizationKey = inv.parsed.value("action-key")
+        info.alertLaunchImage = inv.parsed.value("launch-image")
+        info.soundName = inv.parsed.value("sound")
+        info.category = inv.parsed.value("category")
+        return info
     }
 
     static func createQuery(_ inv: Invocation) throws -> Int32 {

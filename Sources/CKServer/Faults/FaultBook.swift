@@ -55,6 +55,7 @@ package struct FaultBook {
             rule.seen = Int(r["seen"]?.int64Value ?? 0)
             rule.draws = Int(r["draws"]?.int64Value ?? 0)
             rule.fired = Int(r["fired"]?.int64Value ?? 0)
+            rule.until = r["until"]?.int64Value
             do throws(CKError) { try rule.validate() } catch { throw fail("rules[\(i)] (\(id)): \(error.reason)", near: near) }
             if rule.probability != nil && rule.seed == nil { throw fail("rules[\(i)] (\(id)): a probabilistic rule needs its \"seed\"", near: near) }
             book.rules.append(rule)
@@ -84,13 +85,36 @@ package struct FaultBook {
             if let v = r.seed { o["seed"] = .string(String(v)) }
             if r.probability != nil { o["draws"] = .int(Int64(r.draws)) }
             if r.afterCommit { o["afterCommit"] = .bool(true) }
+            if let v = r.until { o["until"] = .int(v) }
             return .object(o)
         })])
     }
 
-    /// Advances the counters of the rules that match `point` and returns the first that fires; spent rules go.
-    package mutating func consume(_ point: FaultPoint) -> FaultRule? {
-        for i in rules.indices where rules[i].matches(point) {
+    /// Advances the counters of the rules that match `point` and returns the first that fires, with the time left
+    /// in its throttling window (ms; nil for a rule that does not throttle); spent rules go. `now` is the store's
+    /// clock: a throttling rule that fired keeps refusing until its window ends, and `times` counts windows.
+    package mutating func consume(_ point: FaultPoint, now: Int64) -> (rule: FaultRule, left: Int64?)? {
+        var i = 0
+        while i < rules.count {
+            defer { i += 1 }
+            guard rules[i].matches(point) else { continue }
+            if let until = rules[i].until {
+                if now < until {
+                    // Still throttled: the same refusal, with the time left, counting no new operation.
+                    rules[i].fired += 1
+                    return (rules[i], until - now)
+                }
+                // The window is over: it was one of the rule's `times`.
+                rules[i].until = nil
+                if let t = rules[i].times {
+                    if t <= 1 {
+                        rules.remove(at: i)
+                        i -= 1
+                        continue
+                    }
+                    rules[i].times = t - 1
+                }
+            }
             rules[i].seen += 1
             if rules[i].seen <= rules[i].after { continue }
             if let p = rules[i].probability {
@@ -99,11 +123,17 @@ package struct FaultBook {
                 if d >= p { continue }
             }
             rules[i].fired += 1
+            if rules[i].throttles, let wait = rules[i].wait {
+                // The window's count is spent when it ends, so `times` still shows it while it lasts.
+                let window = Int64((wait * 1000).rounded(.up))
+                rules[i].until = now + window
+                return (rules[i], window)
+            }
             let hit = rules[i]
             if let t = rules[i].times {
                 if t <= 1 { rules.remove(at: i) } else { rules[i].times = t - 1 }
             }
-            return hit
+            return (hit, nil)
         }
         return nil
     }

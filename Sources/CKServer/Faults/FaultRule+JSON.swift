@@ -3,8 +3,8 @@ import CKModel
 /// A fault rule as JSON: how `ck fault list -o json` prints it and the control plane (`/_ck/faults`) sends and takes it.
 extension FaultRule {
     /// `{"id", "error", "code", "op", "after", "seen", "fired", "afterCommit"}`, plus `recordType`, `recordName`,
-    /// `zone`, `database`, `user`, `timesLeft`, `probability` and `seed` (a string) when set, and `retryAfter` for a
-    /// retryable error.
+    /// `zone`, `database`, `user`, `timesLeft`, `probability` and `seed` (a string) when set, `retryAfter` for a
+    /// retryable error, and `throttledUntil` (ms on the store's clock) while a throttling window is open.
     public var json: JSON {
         var o: [String: JSON] = ["id": .string(id), "error": .string(error.name), "code": .int(Int64(error.rawValue)),
                                  "op": .string(op.rawValue), "after": .int(Int64(after)), "seen": .int(Int64(seen)),
@@ -18,6 +18,7 @@ extension FaultRule {
         if let v = times { o["timesLeft"] = .int(Int64(v)) }
         if let v = probability { o["probability"] = .double(v) }
         if let v = seed { o["seed"] = .string(String(v)) }
+        if let v = until { o["throttledUntil"] = .int(v) }
         return .object(o)
     }
 
@@ -29,7 +30,7 @@ extension FaultRule {
         let known: Set<String> = ["error", "op", "type", "recordType", "record", "recordName", "zone", "database", "user", "retryAfter",
                                   "times", "timesLeft", "probability", "seed", "after", "afterCommit", "id",
                                   // What `json` writes and a copied rule may carry: counters start again at 0.
-                                  "code", "seen", "fired", "container", "environment"]
+                                  "code", "seen", "fired", "throttledUntil", "container", "environment"]
         if let unknown = o.keys.sorted().first(where: { !known.contains($0) }) {
             throw CKError.invalid("\(unknown): not a fault rule key; keys: error, op, type, record, zone, database, user, retryAfter, times, probability, seed, after, afterCommit, id")
         }

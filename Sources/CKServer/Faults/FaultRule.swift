@@ -31,6 +31,9 @@ public struct FaultRule: Sendable, Equatable {
     public var draws: Int = 0
     /// Times the rule fired.
     public var fired: Int = 0
+    /// The end of the throttling window the rule opened when it last fired (ms on the store's clock): until
+    /// then every matching operation is refused again, with the time left as its retryAfter.
+    public var until: Int64?
 
     public init(id: String, error: CKError.Code) {
         self.id = id
@@ -39,6 +42,9 @@ public struct FaultRule: Sendable, Equatable {
 
     /// Errors that carry retryAfter, as CloudKit sends them (CKErrorRetryAfterKey).
     public static let retryable: Set<CKError.Code> = [.requestRateLimited, .zoneBusy, .serviceUnavailable, .accountTemporarilyUnavailable]
+    /// Errors CloudKit answers while a client is throttled: once one fires, the rule keeps refusing until its
+    /// retryAfter has passed on the store's clock (as does any rule given a retryAfter).
+    public static let throttling: Set<CKError.Code> = [.requestRateLimited, .zoneBusy, .serviceUnavailable]
     /// The wait an injected retryable error carries when the rule names none.
     public static let defaultRetryAfter = 2.0
     /// Errors a rule may inject: all of CloudKit's, except the two that only wrap per-item errors.
@@ -110,9 +116,15 @@ public struct FaultRule: Sendable, Equatable {
         return Double(z >> 11) / Double(UInt64(1) << 53)
     }
 
-    /// The error the rule answers with, as a client sees it.
-    package func failure() -> CKError {
-        let wait = FaultRule.retryable.contains(error) ? (retryAfter ?? FaultRule.defaultRetryAfter) : nil
+    /// Whether the rule throttles by time: once fired, it refuses until its retryAfter has passed (`until`).
+    public var throttles: Bool { retryAfter != nil || FaultRule.throttling.contains(error) }
+
+    /// The retryAfter the rule's error carries, in seconds; nil for an error that carries none.
+    public var wait: Double? { FaultRule.retryable.contains(error) ? (retryAfter ?? FaultRule.defaultRetryAfter) : nil }
+
+    /// The error the rule answers with, as a client sees it; `left`: the time left in its window (ms), its retryAfter.
+    package func failure(left: Int64? = nil) -> CKError {
+        let wait = left.map { Double($0) / 1000 } ?? self.wait
         let reason = afterCommit
             ? "the request was applied but its response was lost (injected fault \(id)); fetch to find out what the server holds"
             : "injected fault \(id): \(FaultRule.describe(error))"

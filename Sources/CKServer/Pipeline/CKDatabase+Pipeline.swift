@@ -58,7 +58,7 @@ extension CKDatabase {
             }
             let context = OperationContext(kind: kind, caller: caller, container: container.identifier, environment: environment,
                                            database: scope, zone: zone?.zoneID, accountStatus: status)
-            let faults = FaultEngine(env, deferred: kind.writes)
+            let faults = FaultEngine(env, deferred: kind.writes, now: container.store.now)
             let shares = try zone.flatMap { (z) throws(CKError) -> ShareView? in
                 guard let directory else { return nil }
                 return try shareView(z, directory: directory)

@@ -8,17 +8,20 @@ package struct FaultEngine {
     /// A writer's engine (the environment's exclusive lock held): the counts it moves are held in
     /// `env.heldFaults` and written with the operation's changes, never before them (docs/faults.md).
     package let deferred: Bool
+    /// The store's clock: throttling windows end on it.
+    package let now: () -> Int64
 
-    package init(_ env: EnvironmentStore, deferred: Bool = false) {
+    package init(_ env: EnvironmentStore, deferred: Bool = false, now: @escaping () -> Int64) {
         self.env = env
         file = FaultsFile(envDir: env.dir)
         self.deferred = deferred
+        self.now = now
     }
 
-    /// The rule that fires at `point`, if any, with the file updated. No file: nothing to do, no lock taken.
+    /// The rule that fires at `point`, if any, with the time left in its throttling window, and the file updated. No file: nothing to do, no lock taken.
     /// A damaged file applies no rule and is left as it is, with a warning: CloudKit has no injected faults, so a
     /// broken test fixture must not stop the user's work (docs/faults.md).
-    package func trigger(_ point: FaultPoint) throws(CKError) -> FaultRule? {
+    package func trigger(_ point: FaultPoint) throws(CKError) -> (rule: FaultRule, left: Int64?)? {
         if deferred {
             // No other process changes faults.json while the writer holds the exclusive lock (ck fault takes it too).
             guard env.heldFaults != nil || file.exists else { return nil }
@@ -31,12 +34,12 @@ package struct FaultEngine {
                 return nil
             }
             let before = book.rules
-            let hit = book.consume(point)
+            let hit = book.consume(point, now: now())
             if book.rules != before { env.heldFaults = book.json }
             return hit
         }
         guard file.exists else { return nil }
-        return try file.locked { () throws(CKError) -> FaultRule? in
+        return try file.locked { () throws(CKError) -> (rule: FaultRule, left: Int64?)? in
             var book: FaultBook
             do throws(CKError) { book = try FaultBook.read(file) } catch {
                 let warning = FaultEngine.damaged(error, path: file.path)
@@ -44,7 +47,7 @@ package struct FaultEngine {
                 return nil
             }
             let before = book.rules
-            let hit = book.consume(point)
+            let hit = book.consume(point, now: now())
             if book.rules != before { try env.apply([.faults(book.json)]) }
             return hit
         }
@@ -59,9 +62,9 @@ package struct FaultEngine {
     /// The fault stage for one point of an operation: a firing rule's error is thrown, nothing written; an
     /// after-commit rule's error is returned, to be thrown once the operation is applied.
     package func inject(_ point: FaultPoint) throws(CKError) -> CKError? {
-        guard let rule = try trigger(point) else { return nil }
+        guard let (rule, left) = try trigger(point) else { return nil }
         if rule.afterCommit { return rule.failure() }
-        throw rule.failure()
+        throw rule.failure(left: left)
     }
 
     /// Changes the rules under the environment's exclusive lock and `.faults.lock` (ck fault add and clear): a

@@ -12,7 +12,7 @@ import CKSchema
 package struct StoreCheck {
     package let root: StoreRoot
     package let repair: Bool
-    /// The clock repairs stamp lost+found and rebuilt files with.
+    /// The store's clock, which rebuilt files are stamped with (lost+found is named by the real time).
     package let now: () -> Int64
     package let indexEnabled: Bool
     package var findings: [DoctorFinding] = []
@@ -74,7 +74,10 @@ package struct StoreCheck {
     /// Where repaired-away data goes; created on first use.
     package mutating func aside(_ path: String) -> String? {
         if lostFound == nil {
-            let stamp = ISO8601.format(milliseconds: now()).replacingOccurrences(of: ":", with: "-")
+            // The real time, not the store's clock: a fixed clock would give two repairs one directory, and a
+            // second move there would replace what the first kept.
+            let real = Int64((Date().timeIntervalSince1970 * 1000).rounded(.down))
+            let stamp = ISO8601.format(milliseconds: real).replacingOccurrences(of: ":", with: "-")
             lostFound = root.path + "/lost+found/" + stamp
         }
         guard let base = lostFound else { return nil }
@@ -139,6 +142,11 @@ package struct StoreCheck {
         let read = checkJSON(config, required: true)
         if let current = read?["currentContainer"]?.stringValue, !root.hasContainer(current) {
             checkCurrentContainer(current)
+        }
+        // A damaged clock.json leaves ck on the real time (with a warning at every command).
+        let clock = ClockFile(root: root.path)
+        checkOptional(clock.path, without: "the store's clock is then the real time") { (o) throws(CKError) in
+            _ = try StoreClock(json: o, path: clock.path)
         }
         // serve.json is a cache, but a broken one stops 'ck serve log' until it is removed.
         let serve = root.path + "/serve.json"
