@@ -93,7 +93,8 @@ import Testing
         }
         var targets: [String: Set<String>] = [:]
         for line in text.split(separator: "\n") {
-            if let m = line.firstMatch(of: /^\s*layer\("(\w+)", \[(.*)\]\)/) {
+            // `layer("Name", [deps])` or `layer("Name", [deps],` with more arguments on the next lines.
+            if let m = line.firstMatch(of: /^\s*layer\("(\w+)", \[([^\]]*)\]/) {
                 targets[String(m.output.1)] = Set(m.output.2.matches(of: quoted).map { String($0.output.1) })
             } else if let m = line.firstMatch(of: /^\s*\.(?:target|executableTarget|testTarget|systemLibrary)\(name: "(\w+)"/) {
                 var dependencies: Set<String> = []

@@ -35,9 +35,14 @@ struct ConsoleBrowserTests {
         defer { server.stop() }
         let shots = FileManager.default.temporaryDirectory.appendingPathComponent("ck-console-shots-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: shots, withIntermediateDirectories: true)
-        let run = try sandbox.run([Self.folder.appendingPathComponent("harness.py").path, "--url", server.baseURL,
-                                   "--module", module, "--ck", Sandbox.binary, "--data-dir", sandbox.dir + "/store",
-                                   "--shots", shots], program: Self.python)
+        var arguments = [Self.folder.appendingPathComponent("harness.py").path, "--url", server.baseURL,
+                         "--module", module, "--ck", Sandbox.binary, "--data-dir", sandbox.dir + "/store", "--shots", shots]
+        // CK_CONSOLE_SCREENSHOT=<path> (relative to the package): the test that takes docs/console.md's screenshot
+        // writes it there; without it no test writes outside its temporary folders.
+        if let shot = ProcessInfo.processInfo.environment["CK_CONSOLE_SCREENSHOT"], !shot.isEmpty {
+            arguments += ["--docs-shot", shot.hasPrefix("/") ? shot : Self.root.appendingPathComponent(shot).path]
+        }
+        let run = try sandbox.run(arguments, program: Self.python)
         let lines = run.stdout.split(separator: "\n").compactMap { try? JSON.parse(String($0)) }
         #expect(!lines.isEmpty, "harness.py ran no test of test_\(module).py (status \(run.status)): \(run.stdout)\n\(run.stderr)")
         for line in lines where line["ok"]?.boolValue != true {

@@ -96,7 +96,7 @@ import Testing
         #expect(help.contains("\nUSAGE: ck <subcommand> [options]\n"))
         #expect(help.contains("""
 
-            HELP TOPICS: environment, exit-codes, faults, formats, kv, model, output,
+            HELP TOPICS: clock, environment, exit-codes, faults, formats, kv, model, output,
             permissions, predicates, sharing, store (see 'ck help <topic>').
 
             """), "\(help)")
