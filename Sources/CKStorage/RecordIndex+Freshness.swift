@@ -13,9 +13,13 @@ extension RecordIndex {
     /// `from`), so an append extends the sum without reading the log again. Nil when the log is shorter.
     /// Not cryptographic: it tells a changed log from an unchanged one, it does not resist a forger.
     static func contentSum(_ logPath: String, from: Int, to: Int, seed: UInt64) -> UInt64? {
-        guard from <= to else { return nil }
-        if from == to { return seed }
-        guard let handle = try? ReadHandle(logPath), handle.size >= to else { return nil }
+        guard let handle = try? ReadHandle(logPath) else { return from == to ? seed : nil }
+        return contentSum(handle, from: from, to: to, seed: seed)
+    }
+
+    /// `contentSum` through a log already open.
+    static func contentSum(_ handle: ReadHandle, from: Int, to: Int, seed: UInt64) -> UInt64? {
+        guard from <= to, handle.size >= to else { return nil }
         var sum = seed
         var at = from
         while at < to {
@@ -35,19 +39,32 @@ extension RecordIndex {
         return RecordIndex.contentSum(logPath, from: 0, to: valid, seed: RecordIndex.emptySum).map { Int64(bitPattern: $0) } == sum
     }
 
-    /// The sum to record for a log now indexed up to `valid`: the recorded one extended by the bytes past it
-    /// when the recorded part is a prefix, else the whole indexed part summed afresh.
-    func newSum(_ log: Int64, logPath: String, valid: Int) throws(SQLiteConnection.Failure) -> Int64? {
-        let s = try db.prepare("SELECT valid, sum FROM logs WHERE log = ?1")
-        try s.bind([log])
+    /// The sum and tail hash to record for a log now indexed up to `valid`, read through one open of the log. The
+    /// sum extends the one this process knows, or the recorded one, when that covers a prefix; else the whole
+    /// indexed part is summed afresh. The tail hash is of the 64 bytes before `valid` (a hand edit of the indexed
+    /// part usually changes them).
+    func newSumAndTail(_ log: Int64, logPath: String, valid: Int) throws(SQLiteConnection.Failure) -> (sum: Int64?, tail: String) {
         var from = 0
         var seed = RecordIndex.emptySum
-        if try s.step(), !s.isNull(0), !s.isNull(1), Int(s.int(0)) <= valid {
-            from = Int(s.int(0))
-            seed = UInt64(bitPattern: s.int(1))
+        if let known = sums[log], known.valid <= valid {
+            from = known.valid
+            seed = UInt64(bitPattern: known.sum)
+        } else {
+            let s = try db.prepare("SELECT valid, sum FROM logs WHERE log = ?1")
+            try s.bind([log])
+            if try s.step(), !s.isNull(0), !s.isNull(1), Int(s.int(0)) <= valid {
+                from = Int(s.int(0))
+                seed = UInt64(bitPattern: s.int(1))
+            }
+            s.reset()
         }
-        s.reset()
-        return RecordIndex.contentSum(logPath, from: from, to: valid, seed: seed).map { Int64(bitPattern: $0) }
+        sums[log] = nil
+        guard valid > 0, let handle = try? ReadHandle(logPath) else { return (valid == 0 ? Int64(bitPattern: seed) : nil, "") }
+        let sum = RecordIndex.contentSum(handle, from: from, to: valid, seed: seed).map { Int64(bitPattern: $0) }
+        if let sum { sums[log] = (valid, sum) }
+        let start = max(0, valid - 64)
+        let tail = (try? handle.read(from: start, count: valid - start)).map { SHA256.hex($0) } ?? ""
+        return (sum, tail)
     }
 
     /// Records a log's new inode and times once its content was found unchanged (the next command's quick test passes).

@@ -12,6 +12,9 @@ package final class RecordIndex {
     package let envDir: String
     package let db: SQLiteConnection
     private var ids: [String: Int64] = [:]
+    /// Each log's indexed length and content sum as this process last read or wrote them: a save extends the sum
+    /// without reading the row again.
+    var sums: [Int64: (valid: Int, sum: Int64)] = [:]
 
     /// Opens (creating or rebuilding when damaged or of another format) the index of an environment.
     package static func open(envDir: String) throws(CKError) -> RecordIndex {
@@ -105,6 +108,7 @@ package final class RecordIndex {
     package func sync(_ logPath: String, warnings: inout [Diagnostic]) throws(CKError) -> ZoneLogContents {
         let log = try key(logPath)
         guard let info = try FileIO.info(logPath) else {
+            sums[log] = nil
             try wrap { () throws(SQLiteConnection.Failure) in try forget(log) }
             return ZoneLogContents()
         }
@@ -119,6 +123,8 @@ package final class RecordIndex {
         // An unchanged log has its inode, size, mtime and ctime; one that only grew (an append) keeps its indexed
         // tail. A log whose inode or times changed (the store was copied) is kept when its indexed bytes still sum
         // to what was recorded: summing reads the log once, indexing it again costs far more.
+        // Known again below only if the indexed part is still the log's.
+        sums[log] = nil
         if let r = row, r.valid <= info.size, r.size <= info.size {
             let sameFile = r.inode == info.inode && (r.size < info.size || (r.mtime == info.mtime && r.ctime == info.ctime))
             let trusted = sameFile ? tailHash(logPath, valid: r.valid, bytes: &tail) == r.tail
@@ -128,6 +134,7 @@ package final class RecordIndex {
                     try wrap { () throws(SQLiteConnection.Failure) in try restamp(log, info: info) }
                     if info.size > 0 { tail = try FileIO.readRange(logPath, from: info.size - 1, count: 1) }
                 }
+                if let sum = r.sum { sums[log] = (r.valid, sum) }
                 if r.size == info.size && r.valid == info.size {
                     var c = ZoneLogContents()
                     c.validLength = info.size
@@ -195,13 +202,8 @@ package final class RecordIndex {
         return sameContent(logPath, valid: r.valid, sum: r.sum)
     }
 
-    /// A hash of the 64 bytes before `valid`: a hand edit of the indexed part usually changes them.
-    private func tailHash(_ logPath: String, valid: Int) -> String {
-        var bytes: [UInt8]? = nil
-        return tailHash(logPath, valid: valid, bytes: &bytes)
-    }
-
-    /// `tailHash`, handing back the bytes it hashed (nil when it read none).
+    /// A hash of the 64 bytes before `valid` (a hand edit of the indexed part usually changes them), handing back
+    /// the bytes it hashed (nil when it read none).
     private func tailHash(_ logPath: String, valid: Int, bytes: inout [UInt8]?) -> String {
         let start = max(0, valid - 64)
         guard valid > 0, let read = try? FileIO.readRange(logPath, from: start, count: valid - start) else { return "" }
@@ -211,13 +213,13 @@ package final class RecordIndex {
 
     private func record(_ log: Int64, info: (size: Int, inode: Int64, mtime: Int64, ctime: Int64), contents: ZoneLogContents,
                         lastSeq: Int64?, logPath: String) throws(SQLiteConnection.Failure) {
-        let sum = try newSum(log, logPath: logPath, valid: contents.validLength)
+        let (sum, tail) = try newSumAndTail(log, logPath: logPath, valid: contents.validLength)
         try db.prepare("""
             INSERT INTO logs(log, size, inode, mtime, valid, lines, last_seq, tail, ctime, sum) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
             ON CONFLICT(log) DO UPDATE SET size = ?2, inode = ?3, mtime = ?4, valid = ?5, lines = ?6,
                 last_seq = max(coalesce(last_seq, 0), coalesce(?7, 0)), tail = ?8, ctime = ?9, sum = ?10
             """).run([log, info.size, info.inode, info.mtime, contents.validLength, contents.lines, lastSeq,
-                      tailHash(logPath, valid: contents.validLength), info.ctime, sum])
+                      tail, info.ctime, sum])
     }
 
     private func forget(_ log: Int64) throws(SQLiteConnection.Failure) {
@@ -386,6 +388,7 @@ package final class RecordIndex {
     package func clear() throws(CKError) {
         try wrap { () throws(SQLiteConnection.Failure) in
             try db.exec("DELETE FROM records; DELETE FROM vals; DELETE FROM toks; DELETE FROM refs; DELETE FROM deletes; DELETE FROM logs;")
+            sums = [:]
         }
     }
 }
