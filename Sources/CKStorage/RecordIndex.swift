@@ -120,11 +120,11 @@ package final class RecordIndex {
         }
         var from = 0, firstLine = 1
         var tail: [UInt8]? = nil
+        // The sum this process knows of the log: known again below only if the indexed part is still the log's.
+        sums[log] = nil
         // An unchanged log has its inode, size, mtime and ctime; one that only grew (an append) keeps its indexed
         // tail. A log whose inode or times changed (the store was copied) is kept when its indexed bytes still sum
         // to what was recorded: summing reads the log once, indexing it again costs far more.
-        // Known again below only if the indexed part is still the log's.
-        sums[log] = nil
         if let r = row, r.valid <= info.size, r.size <= info.size {
             let sameFile = r.inode == info.inode && (r.size < info.size || (r.mtime == info.mtime && r.ctime == info.ctime))
             let trusted = sameFile ? tailHash(logPath, valid: r.valid, bytes: &tail) == r.tail
