@@ -27,11 +27,14 @@ package final class SQLiteConnection {
         }
     }
 
-    package init(path: String) throws(Failure) {
+    /// Opens (creating) the database at `path`. `linksChecked`: the caller has made sure no directory on the
+    /// way is a link (`FileIO.refuseLinks`), so SQLite need not lstat each component again.
+    package init(path: String, linksChecked: Bool = false) throws(Failure) {
         self.path = path
         var handle: OpaquePointer?
         // Never through a link: the index and device replicas live inside the store.
-        let rc = sqlite3_open_v2(path, &handle, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_NOFOLLOW, nil)
+        let rc = sqlite3_open_v2(path, &handle, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_NOFOLLOW,
+                                 linksChecked ? SQLiteConnection.vfsName : nil)
         db = handle
         guard rc == SQLITE_OK else {
             let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open"

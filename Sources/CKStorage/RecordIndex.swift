@@ -7,11 +7,14 @@ import CKSQLite
 /// its change tag and sequence number, and the values of its fields — so fetch, save and query cost
 /// stays flat as logs grow. The logs stay the truth: a missing, stale or damaged index is rebuilt.
 package final class RecordIndex {
-    package static let formatVersion = "7"
+    package static let formatVersion = "8"
     package let path: String
     package let envDir: String
     package let db: SQLiteConnection
     private var ids: [String: Int64] = [:]
+    /// Each log's indexed length and content sum as this process last read or wrote them: a save extends the sum
+    /// without reading the row again.
+    var sums: [Int64: (valid: Int, sum: Int64)] = [:]
 
     /// Opens (creating or rebuilding when damaged or of another format) the index of an environment.
     package static func open(envDir: String) throws(CKError) -> RecordIndex {
@@ -32,8 +35,11 @@ package final class RecordIndex {
     private init(path: String, envDir: String) throws(SQLiteConnection.Failure) {
         self.path = path
         self.envDir = envDir
-        db = try SQLiteConnection(path: path)
-        // A cache: no fsync (the logs are durable), WAL so readers and a writer don't block each other.
+        db = try SQLiteConnection(path: path, linksChecked: true)
+        // A cache: no fsync (the logs are durable). WAL, measured against a rollback journal and against WAL with
+        // exclusive locking (docs/performance.md): both would save the -shm set-up, but a process may hold two
+        // connections to one index (each database of an environment opens its own; ck serve answers requests at
+        // once), and with either a statement reading on one would stall a commit on the other; WAL lets them overlap.
         try db.exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=OFF;")
         try db.keepWALFiles()
         let version = try? db.prepare("SELECT value FROM meta WHERE key = 'format'")
@@ -45,7 +51,7 @@ package final class RecordIndex {
             CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT);
             CREATE TABLE log_ids(path TEXT PRIMARY KEY, id INTEGER NOT NULL UNIQUE);
             CREATE TABLE logs(log INTEGER PRIMARY KEY, size INTEGER, inode INTEGER, mtime INTEGER, ctime INTEGER, valid INTEGER,
-                              lines INTEGER, last_seq INTEGER, tail TEXT, vals_ready INTEGER DEFAULT 0);
+                              lines INTEGER, last_seq INTEGER, tail TEXT, vals_ready INTEGER DEFAULT 0, sum INTEGER);
             CREATE TABLE records(log INTEGER, name TEXT, type TEXT, off INTEGER, len INTEGER, seq INTEGER,
                                  created INTEGER, modified INTEGER, PRIMARY KEY(log, name)) WITHOUT ROWID;
             CREATE INDEX records_type ON records(log, type, name);
@@ -102,32 +108,45 @@ package final class RecordIndex {
     package func sync(_ logPath: String, warnings: inout [Diagnostic]) throws(CKError) -> ZoneLogContents {
         let log = try key(logPath)
         guard let info = try FileIO.info(logPath) else {
+            sums[log] = nil
             try wrap { () throws(SQLiteConnection.Failure) in try forget(log) }
             return ZoneLogContents()
         }
-        let row = try wrap { () throws(SQLiteConnection.Failure) -> (size: Int, inode: Int64, mtime: Int64, ctime: Int64, valid: Int, lines: Int, tail: String)? in
-            let s = try db.prepare("SELECT size, inode, mtime, ctime, valid, lines, tail FROM logs WHERE log = ?1")
+        let row = try wrap { () throws(SQLiteConnection.Failure) -> (size: Int, inode: Int64, mtime: Int64, ctime: Int64, valid: Int, lines: Int, tail: String, sum: Int64?)? in
+            let s = try db.prepare("SELECT size, inode, mtime, ctime, valid, lines, tail, sum FROM logs WHERE log = ?1")
             try s.bind([log])
             guard try s.step() else { return nil }
-            return (Int(s.int(0)), s.int(1), s.int(2), s.int(3), Int(s.int(4)), Int(s.int(5)), s.text(6))
+            return (Int(s.int(0)), s.int(1), s.int(2), s.int(3), Int(s.int(4)), Int(s.int(5)), s.text(6), s.isNull(7) ? nil : s.int(7))
         }
         var from = 0, firstLine = 1
         var tail: [UInt8]? = nil
-        // An unchanged log has its size, mtime and ctime; one that only grew (an append) keeps its indexed tail.
-        if let r = row, r.inode == info.inode, r.valid <= info.size, r.size <= info.size,
-           r.size < info.size || (r.mtime == info.mtime && r.ctime == info.ctime),
-           tailHash(logPath, valid: r.valid, bytes: &tail) == r.tail {
-            if r.size == info.size && r.valid == info.size {
-                var c = ZoneLogContents()
-                c.validLength = info.size
-                c.lines = r.lines
-                // A hand-edited last line may lack its newline; the next append must add one. The hashed tail
-                // ends at the log's end here, so its last byte is the log's (one read for both).
-                if info.size > 0, let last = tail?.last { c.missingNewline = last != 0x0A }
-                return c
+        // The sum this process knows of the log: known again below only if the indexed part is still the log's.
+        sums[log] = nil
+        // An unchanged log has its inode, size, mtime and ctime; one that only grew (an append) keeps its indexed
+        // tail. A log whose inode or times changed (the store was copied) is kept when its indexed bytes still sum
+        // to what was recorded: summing reads the log once, indexing it again costs far more.
+        if let r = row, r.valid <= info.size, r.size <= info.size {
+            let sameFile = r.inode == info.inode && (r.size < info.size || (r.mtime == info.mtime && r.ctime == info.ctime))
+            let trusted = sameFile ? tailHash(logPath, valid: r.valid, bytes: &tail) == r.tail
+                                   : sameContent(logPath, valid: r.valid, sum: r.sum)
+            if trusted {
+                if !sameFile {
+                    try wrap { () throws(SQLiteConnection.Failure) in try restamp(log, info: info) }
+                    if info.size > 0 { tail = try FileIO.readRange(logPath, from: info.size - 1, count: 1) }
+                }
+                if let sum = r.sum { sums[log] = (r.valid, sum) }
+                if r.size == info.size && r.valid == info.size {
+                    var c = ZoneLogContents()
+                    c.validLength = info.size
+                    c.lines = r.lines
+                    // A hand-edited last line may lack its newline; the next append must add one. The hashed tail
+                    // ends at the log's end here, so its last byte is the log's (one read for both).
+                    if info.size > 0, let last = tail?.last { c.missingNewline = last != 0x0A }
+                    return c
+                }
+                from = r.valid
+                firstLine = r.lines + 1
             }
-            from = r.valid
-            firstLine = r.lines + 1
         }
         // The log is read a piece at a time, so rebuilding the index of a large log keeps memory flat.
         let contents = try db.transaction(mapping: failure) { () throws(CKError) -> ZoneLogContents in
@@ -171,23 +190,20 @@ package final class RecordIndex {
     package func isCurrent(_ logPath: String) throws(CKError) -> Bool {
         let log = try key(logPath)
         guard let info = try FileIO.info(logPath) else { return true }
-        let row = try wrap { () throws(SQLiteConnection.Failure) -> (size: Int, inode: Int64, mtime: Int64, ctime: Int64)? in
-            let s = try db.prepare("SELECT size, inode, mtime, ctime FROM logs WHERE log = ?1")
+        let row = try wrap { () throws(SQLiteConnection.Failure) -> (size: Int, inode: Int64, mtime: Int64, ctime: Int64, valid: Int, sum: Int64?)? in
+            let s = try db.prepare("SELECT size, inode, mtime, ctime, valid, sum FROM logs WHERE log = ?1")
             try s.bind([log])
             guard try s.step() else { return nil }
-            return (Int(s.int(0)), s.int(1), s.int(2), s.int(3))
+            return (Int(s.int(0)), s.int(1), s.int(2), s.int(3), Int(s.int(4)), s.isNull(5) ? nil : s.int(5))
         }
-        guard let r = row else { return false }
-        return r.inode == info.inode && r.size == info.size && r.mtime == info.mtime && r.ctime == info.ctime
+        guard let r = row, r.size == info.size else { return false }
+        if r.inode == info.inode && r.mtime == info.mtime && r.ctime == info.ctime { return true }
+        // A copy of the log (new inode and times) is current when its indexed bytes are the ones indexed.
+        return sameContent(logPath, valid: r.valid, sum: r.sum)
     }
 
-    /// A hash of the 64 bytes before `valid`: a hand edit of the indexed part usually changes them.
-    private func tailHash(_ logPath: String, valid: Int) -> String {
-        var bytes: [UInt8]? = nil
-        return tailHash(logPath, valid: valid, bytes: &bytes)
-    }
-
-    /// `tailHash`, handing back the bytes it hashed (nil when it read none).
+    /// A hash of the 64 bytes before `valid` (a hand edit of the indexed part usually changes them), handing back
+    /// the bytes it hashed (nil when it read none).
     private func tailHash(_ logPath: String, valid: Int, bytes: inout [UInt8]?) -> String {
         let start = max(0, valid - 64)
         guard valid > 0, let read = try? FileIO.readRange(logPath, from: start, count: valid - start) else { return "" }
@@ -197,12 +213,13 @@ package final class RecordIndex {
 
     private func record(_ log: Int64, info: (size: Int, inode: Int64, mtime: Int64, ctime: Int64), contents: ZoneLogContents,
                         lastSeq: Int64?, logPath: String) throws(SQLiteConnection.Failure) {
+        let (sum, tail) = try newSumAndTail(log, logPath: logPath, valid: contents.validLength)
         try db.prepare("""
-            INSERT INTO logs(log, size, inode, mtime, valid, lines, last_seq, tail, ctime) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
+            INSERT INTO logs(log, size, inode, mtime, valid, lines, last_seq, tail, ctime, sum) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
             ON CONFLICT(log) DO UPDATE SET size = ?2, inode = ?3, mtime = ?4, valid = ?5, lines = ?6,
-                last_seq = max(coalesce(last_seq, 0), coalesce(?7, 0)), tail = ?8, ctime = ?9
+                last_seq = max(coalesce(last_seq, 0), coalesce(?7, 0)), tail = ?8, ctime = ?9, sum = ?10
             """).run([log, info.size, info.inode, info.mtime, contents.validLength, contents.lines, lastSeq,
-                      tailHash(logPath, valid: contents.validLength), info.ctime])
+                      tail, info.ctime, sum])
     }
 
     private func forget(_ log: Int64) throws(SQLiteConnection.Failure) {
@@ -371,6 +388,7 @@ package final class RecordIndex {
     package func clear() throws(CKError) {
         try wrap { () throws(SQLiteConnection.Failure) in
             try db.exec("DELETE FROM records; DELETE FROM vals; DELETE FROM toks; DELETE FROM refs; DELETE FROM deletes; DELETE FROM logs;")
+            sums = [:]
         }
     }
 }
