@@ -27,11 +27,16 @@ struct ConsoleBrowserTests {
             .map { String($0.dropFirst(5).dropLast(3)) }.sorted()
     }()
 
+    /// `test_tokens.py` meets a server that checks web auth tokens; every other module `--no-auth --as alice`.
+    static func serverArguments(_ module: String) -> [String] {
+        module == "tokens" ? [] : ["--no-auth", "--as", "alice"]
+    }
+
     @Test(.enabled(if: RequiredTool.inCI || installed, Comment(rawValue: why)), .timeLimit(.minutes(5)), arguments: modules)
     func consoleInABrowser(module: String) throws {
         try #require(Self.installed, Comment(rawValue: Self.why))
         let sandbox = try Sandbox()
-        let server = try ServeProcess(sandbox, arguments: ["--no-auth", "--as", "alice"])
+        let server = try ServeProcess(sandbox, arguments: Self.serverArguments(module))
         defer { server.stop() }
         let shots = FileManager.default.temporaryDirectory.appendingPathComponent("ck-console-shots-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: shots, withIntermediateDirectories: true)

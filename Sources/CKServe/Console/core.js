@@ -350,7 +350,8 @@
     }
     try {
       const me = await ws("users/current", {});
-      const name = (me && (me.userName || me.name || me.userRecordName)) || "token user";
+      // users/current names the ck user as firstName (docs/serve.md).
+      const name = (me && (me.firstName || me.userRecordName)) || "token user";
       options(picker("pick-user"), [name]);
       state.user = name;
     } catch (e) {
