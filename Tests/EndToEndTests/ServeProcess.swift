@@ -97,9 +97,12 @@ struct HTTPClientReply {
 /// A minimal HTTP/1.1 client over a loopback socket: one request per connection, `Connection: close`,
 /// Content-Length or chunked replies.
 enum HTTPClient {
-    static func connect(port: Int, timeout: Double) throws -> Int32 {
+    /// A connected socket with send and receive timeouts; `receiveBuffer` shrinks its receive buffer (set before
+    /// connecting, so the window the server sees is small: a reader that falls behind).
+    static func connect(port: Int, timeout: Double, receiveBuffer: Int32? = nil) throws -> Int32 {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw ServeError("socket: \(errno)") }
+        if var size = receiveBuffer { setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size)) }
         var tv = timeval(tv_sec: Int(timeout), tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
         setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))

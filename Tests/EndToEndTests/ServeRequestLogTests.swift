@@ -322,7 +322,7 @@ final class EventStreamClient {
     /// the window the server sees is small).
     init(port: Int, target: String = "/_ck/requests/events", headers: [(String, String)] = [], timeout: Double = 10,
          receiveBuffer: Int32? = nil) throws {
-        fd = try EventStreamClient.connect(port: port, timeout: timeout, receiveBuffer: receiveBuffer)
+        fd = try HTTPClient.connect(port: port, timeout: timeout, receiveBuffer: receiveBuffer)
         var head = "GET \(target) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nAccept: text/event-stream\r\n"
         for (k, v) in headers { head += "\(k): \(v)\r\n" }
         head += "\r\n"
@@ -430,24 +430,6 @@ final class EventStreamClient {
             moved = true
         }
         return moved
-    }
-
-    private static func connect(port: Int, timeout: Double, receiveBuffer: Int32?) throws -> Int32 {
-        guard var size = receiveBuffer else { return try HTTPClient.connect(port: port, timeout: timeout) }
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw ServeError("socket: \(errno)") }
-        setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
-        var tv = timeval(tv_sec: Int(timeout), tv_usec: 0)
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
-        var addr = sockaddr_in()
-        addr.sin_family = sa_family_t(AF_INET)
-        addr.sin_port = in_port_t(UInt16(port).bigEndian)
-        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let r = withUnsafePointer(to: &addr) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard r == 0 else { Glibc.close(fd); throw ServeError("connect to 127.0.0.1:\(port): errno \(errno)") }
-        return fd
     }
 
     /// What one recv gives: empty when the peer closed; throws when nothing came within the timeout.

@@ -12,9 +12,6 @@ extension NotificationCommand {
     /// The exit status when --timeout passes before --count notifications came (as timeout(1) reports it).
     static let timedOut: Int32 = 124
 
-    /// Set by SIGINT or SIGTERM (the signal's number) while watching.
-    nonisolated(unsafe) static var stopSignal: sig_atomic_t = 0
-
     static func watch(_ inv: Invocation) throws -> Int32 {
         guard inv.positionals.isEmpty else { throw UsageError("watch takes no arguments", command: inv.command.path) }
         let format = try inv.outputFormat()
@@ -24,7 +21,7 @@ extension NotificationCommand {
         let root = inv.storeLocation.path
         let db = try inv.database()
         let response = NotificationsResponse(notifications: [], database: db)
-        catchStop()
+        StopSignal.catchInterruptAndTerminate()
         // What exists now was made before the watch: only what comes after is printed.
         var seen = Set(try db.notifications().map(\.notificationID))
         var stamp = db.notificationLogStamp()
@@ -34,7 +31,7 @@ extension NotificationCommand {
         inv.note("watching notifications of \(db.user)" + (only.map { " from subscription \($0)" } ?? "") + " (Ctrl-C to stop)")
         StreamWriter.stdout.flush()
         while true {
-            if stopSignal != 0 { return 128 + Int32(stopSignal) }
+            if StopSignal.received != 0 { return 128 + Int32(StopSignal.received) }
             // The store deleted under the watch: nothing more can come, and reading on would recreate nothing useful.
             guard CKStore.exists(at: root) else {
                 throw CKError(.badContainer, "the store at \(root) was removed while 'ck notification watch' waited (\(printed) printed)",
@@ -63,21 +60,5 @@ extension NotificationCommand {
             // A signal cuts the pause short (EINTR), so Ctrl-C ends the watch at once.
             _ = nanosleep(&pause, nil)
         }
-    }
-
-    /// Ends the watch on SIGINT or SIGTERM: the handler only records the signal; the loop returns 128 + its number.
-    static func catchStop() {
-        var action = sigaction()
-        action.__sigaction_handler.sa_handler = { sig in NotificationCommand.stopSignal = sig }
-        sigemptyset(&action.sa_mask)
-        action.sa_flags = 0
-        sigaction(SIGINT, &action, nil)
-        sigaction(SIGTERM, &action, nil)
-        // A blocked mask is inherited (Foundation's Process starts children from a thread that blocks them).
-        var set = sigset_t()
-        sigemptyset(&set)
-        sigaddset(&set, SIGINT)
-        sigaddset(&set, SIGTERM)
-        pthread_sigmask(SIG_UNBLOCK, &set, nil)
     }
 }

@@ -28,7 +28,7 @@ enum ServeLogCommand {
         let follow = inv.parsed.flag("follow")
         var stream = try inv.stream(Log(follow: follow))
         let server = try self.server(inv)
-        if follow { catchInterrupt() }
+        if follow { StopSignal.catchInterruptAndTerminate() }
         var after: Int64 = 0
         after = try fetchAll(server, after: after) { stream.add($0) }
         guard follow else {
@@ -40,7 +40,7 @@ enum ServeLogCommand {
             var pause = timespec(tv_sec: 0, tv_nsec: pollInterval * 1_000_000)
             // A signal cuts the pause short (EINTR), so Ctrl-C ends the follow at once.
             _ = nanosleep(&pause, nil)
-            if interrupted != 0 { break }
+            if StopSignal.received != 0 { break }
             do {
                 after = try fetchAll(server, after: after) { stream.add($0) }
             } catch let e as CKError where e.code == .networkUnavailable || e.code == .networkFailure {
@@ -108,26 +108,5 @@ enum ServeLogCommand {
             if let last = entries.last?.seq { after = last } else if let lastSeq = json?["lastSeq"]?.int64Value { after = max(after, lastSeq) }
             if entries.count < limit { return after }
         }
-    }
-
-    /// Set by SIGINT and SIGTERM while following.
-    nonisolated(unsafe) static var interrupted: sig_atomic_t = 0
-
-    /// Ends a follow cleanly on Ctrl-C (exit 0): the handler only sets a flag the loop reads.
-    static func catchInterrupt() {
-        var action = sigaction()
-        action.__sigaction_handler.sa_handler = { _ in ServeLogCommand.interrupted = 1 }
-        sigemptyset(&action.sa_mask)
-        // No SA_RESTART: the pause between polls ends at once.
-        action.sa_flags = 0
-        sigaction(SIGINT, &action, nil)
-        sigaction(SIGTERM, &action, nil)
-        // A blocked signal mask is inherited: a program that started us from a thread blocking them (Foundation's
-        // Process on a Dispatch thread does) could otherwise never stop the follow.
-        var set = sigset_t()
-        sigemptyset(&set)
-        sigaddset(&set, SIGINT)
-        sigaddset(&set, SIGTERM)
-        pthread_sigmask(SIG_UNBLOCK, &set, nil)
     }
 }
