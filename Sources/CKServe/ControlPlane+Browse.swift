@@ -59,20 +59,8 @@ extension ControlPlane {
         let unreadable = try eachUser(container) { (_, caller) throws(CKError) in
             let listed = try container.database(.private, environment: environment, caller: caller).shareList()
             for s in listed where s.participant.role == .owner {
-                let info = s.entry.info
                 let zone = s.entry.zone.zoneID
-                list.append(.object([
-                    "recordName": .string(s.entry.share.recordName), "zone": .string(zone.zoneName),
-                    "owner": .string(info.owner?.userName ?? zone.ownerRecordName), "ownerRecordName": .string(zone.ownerRecordName),
-                    "rootRecord": info.rootRecordName.map { .string($0) } ?? .null,
-                    "publicPermission": .string(info.publicPermission.rawValue),
-                    "url": s.entry.share.shareURL.map { .string($0) } ?? .null,
-                    "title": title(s.entry.share),
-                    "participants": .array(info.participants.map { p in
-                        .object(["user": .string(p.userName), "userRecordName": .string(p.userRecordName), "role": .string(p.role.rawValue),
-                                 "permission": .string(p.permission.rawValue), "acceptance": .string(p.acceptance.rawValue)])
-                    }),
-                ]))
+                list.append(shareJSON(s.entry.share, zone: zone.zoneName, ownerRecordName: zone.ownerRecordName))
             }
         }
         var o = header(container, environment)

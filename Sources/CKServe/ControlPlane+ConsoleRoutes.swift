@@ -18,6 +18,13 @@ extension ControlPlane {
             r.method == "GET" ? try quotas(r, server: s) : try setQuota(r, server: s)
         },
         "/_ck/shares": ControlPlaneRoute(methods: ["GET"]) { (r, s) throws(CKError) in try shares(r, server: s) },
+        "/_ck/shares/create": ControlPlaneRoute(methods: ["POST"]) { (r, s) throws(CKError) in try createShare(r, server: s) },
+        "/_ck/shares/invite": ControlPlaneRoute(methods: ["POST"]) { (r, s) throws(CKError) in try inviteToShare(r, server: s) },
+        "/_ck/shares/remove": ControlPlaneRoute(methods: ["POST"]) { (r, s) throws(CKError) in try removeFromShare(r, server: s) },
+        "/_ck/shares/update": ControlPlaneRoute(methods: ["POST"]) { (r, s) throws(CKError) in try updateShare(r, server: s) },
+        "/_ck/shares/delete": ControlPlaneRoute(methods: ["POST"]) { (r, s) throws(CKError) in try deleteShare(r, server: s) },
+        "/_ck/shares/accept": ControlPlaneRoute(methods: ["POST"]) { (r, s) throws(CKError) in try acceptShare(r, server: s) },
+        "/_ck/shares/leave": ControlPlaneRoute(methods: ["POST"]) { (r, s) throws(CKError) in try leaveShare(r, server: s) },
         "/_ck/zones": ControlPlaneRoute(methods: ["GET"]) { (r, s) throws(CKError) in try zones(r, server: s) },
         "/_ck/subscriptions": ControlPlaneRoute(methods: ["GET"]) { (r, s) throws(CKError) in try subscriptions(r, server: s) },
     ]
@@ -25,6 +32,7 @@ extension ControlPlane {
     /// The console's routes, for the NOT_FOUND answer.
     static let consoleRouteList = ["GET|POST /_ck/users", "POST /_ck/users/account", "POST /_ck/roles/assign", "POST /_ck/roles/revoke",
                                    "GET /_ck/schema", "POST /_ck/schema/deploy", "GET|POST /_ck/quotas", "GET /_ck/shares",
+                                   "POST /_ck/shares/create|invite|remove|update|delete|accept|leave",
                                    "GET /_ck/zones", "GET /_ck/subscriptions"]
 
     // MARK: Bodies of actions

@@ -333,4 +333,94 @@ import CKModel
         #expect(refused(try server.post("/_ck/zones", json: "{}"), 405, "METHOD_NOT_ALLOWED", "/_ck/zones answers GET, not POST"))
         #expect(refused(try server.get("/_ck/shares?environment=staging"), 400, "BAD_REQUEST", "environment: expected development or production"))
     }
+
+    // MARK: Share actions
+
+    /// What `ck share show` prints of a share as a user: its rows with the recordChangeTag left out.
+    func shown(_ s: Sandbox, _ args: String...) throws -> [String] {
+        let r = try s.run(args + ["-o", "plain"])
+        #expect(r.status == 0, "\(args): \(r.stderr)")
+        return r.stdout.split(separator: "\n").map(String.init).filter { !$0.hasPrefix("recordChangeTag") && !$0.hasPrefix("url") }
+    }
+
+    @Test func shareActionsActAsTheNamedUserAsTheCommandLineDoes() throws {
+        let s = try sandbox()
+        #expect(try s.ck("--as", "alice", "zone", "create", "Lists").status == 0)
+        #expect(try s.ck("--as", "alice", "-z", "Lists", "record", "save", "List", "--name", "list-1", "title=Groceries").status == 0)
+        #expect(try s.ck("user", "create", "bob").status == 0)
+        let server = try ServeProcess(s, arguments: ["--no-auth"])
+
+        // create: alice shares list-1; the command line shows the share.
+        let created = try server.post("/_ck/shares/create", json: #"{"user": "alice", "zone": "Lists", "root": "list-1", "title": "Weekly shop"}"#)
+        #expect(created.status == 200, "\(created.text)")
+        #expect(created.json["share"]?["recordName"] == .string("share-list-1"), "\(created.text)")
+        #expect(created.json["share"]?["owner"] == .string("alice"))
+        #expect(try shown(s, "--as", "alice", "-z", "Lists", "share", "show", "list-1")
+                == ["share\tshare-list-1", "zone\tLists", "owner\talice", "root\tlist-1", "publicPermission\tnone", "title\tWeekly shop",
+                    "participant\talice owner readWrite accepted"])
+        let link = try #require(created.json["share"]?["url"]?.stringValue)
+
+        // invite: bob, read-write; pending until he accepts.
+        let invited = try server.post("/_ck/shares/invite",
+                                      json: #"{"user": "alice", "zone": "Lists", "share": "share-list-1", "participant": "bob", "permission": "readWrite"}"#)
+        #expect(invited.status == 200, "\(invited.text)")
+        #expect(try shown(s, "--as", "alice", "-z", "Lists", "share", "show", "list-1").contains("participant\tbob privateUser readWrite pending"))
+
+        // bob may not invite on alice's share: the command line's refusal, in CloudKit's shape.
+        #expect(try s.ck("user", "create", "carol").status == 0)
+        let cliRefusal = try s.run(["--as", "bob", "share", "invite", link, "carol"])
+        #expect(cliRefusal.status != 0 && cliRefusal.stderr.contains("user bob does not own this share"), "\(cliRefusal.stderr)")
+        let bobInvites = try server.post("/_ck/shares/invite", json: #"{"user": "bob", "share": "\#(link)", "participant": "carol"}"#)
+        #expect(refused(bobInvites, 403, "ACCESS_DENIED", "user bob does not own this share"), "\(bobInvites.text)")
+
+        // accept: bob's participation is accepted; leave: it is gone from his shared database.
+        let accepted = try server.post("/_ck/shares/accept", json: #"{"user": "bob", "url": "\#(link)"}"#)
+        #expect(accepted.status == 200, "\(accepted.text)")
+        #expect(try shown(s, "--as", "alice", "-z", "Lists", "share", "show", "list-1").contains("participant\tbob privateUser readWrite accepted"))
+        #expect(try s.ck("--as", "bob", "--db", "shared", "-z", "Lists", "record", "fetch", "list-1").status == 0)
+        let left = try server.post("/_ck/shares/leave", json: #"{"user": "bob", "url": "\#(link)"}"#)
+        #expect(left.json == .object(["user": .string("bob"), "share": .string("share-list-1"), "zone": .string("Lists"), "outcome": .string("left")]),
+                "\(left.text)")
+        #expect(try s.ck("--as", "bob", "--db", "shared", "-z", "Lists", "record", "fetch", "list-1").status != 0)
+        // alice may not leave her own share, as on the command line.
+        #expect(refused(try server.post("/_ck/shares/leave", json: #"{"user": "alice", "url": "\#(link)"}"#),
+                        400, "BAD_REQUEST", "user alice owns this share"))
+
+        // update: public permission and title; remove: bob is no participant any more.
+        let updated = try server.post("/_ck/shares/update", json: #"{"user": "alice", "zone": "Lists", "share": "list-1", "title": "Monthly shop"}"#)
+        #expect(updated.status == 200, "\(updated.text)")
+        #expect(try shown(s, "--as", "alice", "-z", "Lists", "share", "show", "list-1").contains("title\tMonthly shop"))
+        let invitedAgain = try server.post("/_ck/shares/invite", json: #"{"user": "alice", "zone": "Lists", "share": "list-1", "participant": "carol"}"#)
+        #expect(invitedAgain.status == 200, "\(invitedAgain.text)")
+        let removed = try server.post("/_ck/shares/remove", json: #"{"user": "alice", "zone": "Lists", "share": "list-1", "participant": "carol"}"#)
+        #expect(removed.status == 200, "\(removed.text)")
+        #expect(try shown(s, "--as", "alice", "-z", "Lists", "share", "show", "list-1").filter { $0.contains("carol") } == [])
+        let opened = try server.post("/_ck/shares/update", json: #"{"user": "alice", "zone": "Lists", "share": "list-1", "publicPermission": "readOnly"}"#)
+        #expect(opened.status == 200, "\(opened.text)")
+        #expect(try shown(s, "--as", "alice", "-z", "Lists", "share", "show", "list-1").contains("publicPermission\treadOnly"))
+
+        // delete: the share is gone; the root stays.
+        let deleted = try server.post("/_ck/shares/delete", json: #"{"user": "alice", "zone": "Lists", "share": "list-1"}"#)
+        #expect(deleted.json["outcome"] == .string("deleted"), "\(deleted.text)")
+        #expect(try s.ck("--as", "alice", "-z", "Lists", "share", "show", "list-1").status == 3)
+        #expect(try s.ck("--as", "alice", "-z", "Lists", "record", "fetch", "list-1").status == 0)
+
+        // A whole-zone share, without a root.
+        #expect(try s.ck("--as", "alice", "zone", "create", "Team", "--zone-wide-sharing").status == 0)
+        let whole = try server.post("/_ck/shares/create", json: #"{"user": "alice", "zone": "Team"}"#)
+        #expect(whole.json["share"]?["recordName"] == .string("cloudkit.zoneshare"), "\(whole.text)")
+        #expect(try shown(s, "--as", "alice", "-z", "Team", "share", "show", "cloudkit.zoneshare").contains("root\t(the whole zone)"))
+
+        // Bad bodies are refused by the field's name; a near miss of a user is refused as --as refuses it.
+        #expect(refused(try server.post("/_ck/shares/create", json: #"{"zone": "Lists"}"#), 400, "BAD_REQUEST", "user: missing"))
+        #expect(refused(try server.post("/_ck/shares/invite", json: #"{"user": "alice", "share": "list-1"}"#), 400, "BAD_REQUEST", "participant: missing"))
+        #expect(refused(try server.post("/_ck/shares/invite", json: #"{"user": "alice", "zone": "Team", "share": "cloudkit.zoneshare", "participant": "bob", "permission": "all"}"#),
+                        400, "BAD_REQUEST", "permission: 'all' is not one of readOnly, readWrite"))
+        #expect(refused(try server.post("/_ck/shares/update", json: #"{"user": "alice", "zone": "Team", "share": "cloudkit.zoneshare"}"#),
+                        400, "BAD_REQUEST", "nothing to change"))
+        #expect(refused(try server.post("/_ck/shares/accept", json: #"{"user": "bob", "url": 5}"#), 400, "BAD_REQUEST", "url: expected a string"))
+        #expect(refused(try server.post("/_ck/shares/delete", json: #"{"user": "alice", "share": "x", "root": "y"}"#), 400, "BAD_REQUEST", "root: not a key"))
+        #expect(refused(try server.post("/_ck/shares/accept", json: #"{"user": "alcie", "url": "\#(link)"}"#), 404, "NOT_FOUND", "user: user 'alcie' does not exist"))
+        #expect(try s.ck("--as", "alcie", "user", "show").status == 3, "the near miss made nobody")
+    }
 }

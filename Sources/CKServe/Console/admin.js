@@ -326,12 +326,94 @@
 
   // ---------------------------------------------------------------- shares
 
-  section("shares", "Shares", async (stale) => {
+  /// A small form in a row whose submit button has class cls (a row's action: ids would repeat); never navigates.
+  function rowForm(cls, label, fields, submitLabel, action) {
+    const submit = h("button", { class: cls, type: "submit" }, submitLabel);
+    const f = h("form", { class: "inline", "aria-label": label }, fields, submit);
+    f.addEventListener("submit", async (ev) => {
+      ev.preventDefault();
+      ck.clearError();
+      submit.disabled = true;
+      try { await action(); } finally { submit.disabled = false; }
+    });
+    return f;
+  }
+
+  /// Runs a share action as the picked user (POST /_ck/shares/<action>, as `ck share <action> --as USER`).
+  async function shareAction(action, body, done, again) {
+    const answer = await attempt(ck.control("POST", "/_ck/shares/" + action, Object.assign({ user: ck.state.user }, body)));
+    if (!answer) return;
+    ck.toast(done);
+    again();
+  }
+
+  /// What the picked user may do with a share: the owner changes it; an invited user accepts or leaves it.
+  function shareActions(s, again) {
+    const user = ck.state.user;
+    if (!user) return "";
+    const target = { zone: s.zone, share: s.recordName };
+    if (s.owner === user) {
+      const who = h("input", { class: "shares-invite-user", type: "text", placeholder: "user", "aria-label": "User to invite to " + s.recordName });
+      const perm = h("select", { class: "shares-invite-permission", "aria-label": "Permission" },
+        h("option", { value: "readOnly" }, "readOnly"), h("option", { value: "readWrite" }, "readWrite"));
+      const pub = h("select", { class: "shares-update-permission", "aria-label": "Public permission of " + s.recordName },
+        ["none", "readOnly", "readWrite"].map((p) => h("option", { value: p }, p)));
+      pub.value = s.publicPermission;
+      const title = h("input", { class: "shares-update-title", type: "text", placeholder: "title", "aria-label": "Title of " + s.recordName });
+      title.value = s.title || "";
+      const others = (s.participants || []).filter((p) => p.role !== "owner").map((p) => p.user);
+      const gone = h("select", { class: "shares-remove-user", "aria-label": "Participant to remove from " + s.recordName },
+        others.map((u) => h("option", { value: u }, u)));
+      return h("div", { class: "actions" },
+        rowForm("shares-invite", "Invite to " + s.recordName, [who, perm], "Invite", () =>
+          shareAction("invite", Object.assign({ participant: who.value.trim(), permission: perm.value }, target),
+            who.value.trim() + " invited to " + s.recordName, again)),
+        rowForm("shares-update", "Change " + s.recordName, [pub, title], "Update", () => {
+          // Only what changed: a new public permission drops pending participants, as in CloudKit.
+          const change = {};
+          if (pub.value !== s.publicPermission) change.publicPermission = pub.value;
+          if (title.value !== (s.title || "")) change.title = title.value;
+          return shareAction("update", Object.assign(change, target), "Share " + s.recordName + " updated", again);
+        }),
+        others.length === 0 ? null : rowForm("shares-remove", "Remove from " + s.recordName, [gone], "Remove", () =>
+          shareAction("remove", Object.assign({ participant: gone.value }, target), gone.value + " removed from " + s.recordName, again)),
+        armed("Delete", "shares-delete", () => shareAction("delete", target, "Share " + s.recordName + " deleted", again)));
+    }
+    const me = (s.participants || []).find((p) => p.user === user);
+    // A public share is joined by anyone with its URL; an invited user accepts until it has.
+    if ((me && me.acceptance === "pending") || (!me && s.publicPermission !== "none")) {
+      return h("button", { class: "shares-accept", type: "button",
+        onclick: () => shareAction("accept", { url: s.url }, user + " accepted " + s.recordName, again) }, "Accept");
+    }
+    if (me && me.acceptance === "accepted") {
+      return armed("Leave", "shares-leave", () => shareAction("leave", { url: s.url }, user + " left " + s.recordName, again));
+    }
+    return "";
+  }
+
+  section("shares", "Shares", async (stale, again) => {
     const answer = await attempt(ck.control("GET", "/_ck/shares"));
     if (stale()) return null;
     if (answer === undefined) return [h("p", { class: "empty" }, "The shares could not be listed.")];
+    const user = ck.state.user;
+    const root = input("shares-root", "Root record", "empty: the whole zone");
+    const zone = input("shares-zone", "Zone", "e.g. Notes");
+    zone.el.value = ck.state.zone || "";
+    const pub = selectOf("shares-public-permission", "Public permission", ["none", "readOnly", "readWrite"], "none");
+    const title = input("shares-title", "Title", "optional");
+    const create = form("shares-create", "Share a record (and every record below it) or a whole zone as " + who(),
+      [root.label, zone.label, pub.label, title.label], "Create share", async () => {
+        const body = { zone: zone.el.value.trim(), publicPermission: pub.el.value };
+        if (root.el.value.trim()) body.root = root.el.value.trim();
+        if (title.el.value) body.title = title.el.value;
+        await shareAction("create", body, "Share created", again);
+      });
+    // Share actions act as a user (as ck share --as): nobody signed in has no share to act on.
+    if (!user) create.querySelector("fieldset").disabled = true;
     return [
       h("p", { class: "muted" }, "Every share of " + ck.state.environment + " with its participants (ck share list, ck share show)."),
+      user ? h("p", { class: "muted" }, "Actions act as " + user + " (ck share … --as " + user + ").")
+        : h("p", { class: "muted", id: "shares-anonymous" }, "Pick a user to act on shares: anonymous can't create, invite, accept or leave."),
       list("shares-list", [
         { title: "Share", get: (s) => s.recordName },
         { title: "Zone", get: (s) => s.zone },
@@ -342,7 +424,9 @@
         { title: "Participants", get: (s) => h("ul", { class: "participants" }, (s.participants || []).map((p) =>
           h("li", { "data-id": p.user }, p.user + " (" + p.role + ", " + p.permission + ", " + p.acceptance + ")"))) },
         { title: "Title", get: (s) => s.title || "" },
+        { title: "Actions", get: (s) => shareActions(s, again) },
       ], answer.shares || [], (s) => ({ id: s.recordName, owner: s.owner }), "No shares."),
+      create,
       unreadable(answer),
     ];
   });

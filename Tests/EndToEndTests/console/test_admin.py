@@ -301,3 +301,46 @@ def test_markup_in_a_stored_value_shows_as_text(h):
     assert cells(h, '#subscriptions-list tr[data-id="markup"]')[6] == markup
     assert h.all('#subscriptions-list tr[data-id="markup"] img, #section-subscriptions script') == []
     assert h.script("return window.__pwned") is None
+
+
+def test_share_actions_act_as_the_picked_user(h):
+    seed(h)
+    h.ck("--as", "alice", "-z", "Work", "record", "save", "Note", "title=Pantry", "--name", "n2")
+    start(h, "shares")
+    # alice shares n2 in the page; the command line sees the share.
+    h.type("#shares-root", "n2")
+    h.type("#shares-zone", "Work")
+    click(h, "#shares-create")
+    row = '#shares-list tr[data-id="share-n2"]'
+    assert cells(h, row)[1:5] == ["Work", "alice", "n2", "none"]
+    assert "share-n2" in h.ck("--as", "alice", "share", "list", "-o", "plain")
+    # alice invites bob, read-write: pending until he accepts.
+    h.type(row + " .shares-invite-user", "bob")
+    h.select(row + " .shares-invite-permission", "readWrite")
+    click(h, row + " .shares-invite")
+    wait_text(h, row + ' .participants li[data-id="bob"]', "bob (privateUser, readWrite, pending)")
+    # bob, picked in the top bar, may accept but not invite; the command line sees him accepted.
+    h.select("#pick-user", "bob")
+    ready(h, "shares")
+    wait_text(h, "#section-shares", "Actions act as bob")
+    assert not h.all(row + " .shares-invite")
+    click(h, row + " .shares-accept")
+    wait_text(h, row + ' .participants li[data-id="bob"]', "bob (privateUser, readWrite, accepted)")
+    line = [l for l in h.ck("--as", "bob", "share", "list", "-o", "plain").splitlines() if "share-n2" in l]
+    assert len(line) == 1 and "accepted" in line[0], line
+    h.find(row + " .shares-leave")
+    # alice removes bob: he is no participant any more.
+    h.select("#pick-user", "alice")
+    ready(h, "shares")
+    wait_text(h, "#section-shares", "Actions act as alice")
+    h.select(row + " .shares-remove-user", "bob")
+    click(h, row + " .shares-remove")
+    gone(h, row + ' .participants li[data-id="bob"]', "bob to leave share-n2's participants")
+    assert "bob" not in h.ck("--as", "alice", "-z", "Work", "share", "show", "n2", "-o", "plain")
+    # Nobody signed in: the actions are off, with a note.
+    h.select("#pick-user", "")
+    ready(h, "shares")
+    h.find("#shares-anonymous")
+    assert not h.find("#shares-create").is_enabled()
+    assert not h.all(row + " .shares-invite")
+    h.select("#pick-user", "alice")
