@@ -61,46 +61,6 @@ extension ControlPlane {
         ])
     }
 
-    /// The share a share record, a shared root or a URL names, as `ck share` finds it for its owner (or, by URL,
-    /// for an accepted administrator through its shared database); anyone else is refused as the CLI refuses.
-    static func ownedShare(_ container: CKContainer, _ environment: Environment, _ db: CKDatabase, _ text: String, zone: String)
-        throws(CKError) -> (db: CKDatabase, zone: String, share: Record) {
-        if text.contains("/") {
-            let meta = try db.resolveShare(text)
-            if meta.participant.role == .administrator && meta.participant.acceptance == .accepted {
-                let z = meta.entry.zone.zoneID
-                return (container.database(.shared, environment: environment, caller: db.caller), z.zoneName + ":" + z.ownerRecordName, meta.entry.share)
-            }
-            guard meta.participant.role == .owner else {
-                throw CKError(.permissionFailure, "\(db.caller.description) does not own this share", serverErrorCode: "ACCESS_DENIED",
-                              hint: "only the owner (or an administrator) changes a share; act as the owner with --as")
-            }
-            return (db, meta.entry.zone.zoneID.zoneName, meta.entry.share)
-        }
-        let found = try db.fetch([text], zone: zone)
-        guard case .saved(let record)? = found.first else {
-            if let guid = Share.shortGUID(from: text), let meta = try? db.resolveShare(guid), meta.participant.role == .owner {
-                return (db, meta.entry.zone.zoneID.zoneName, meta.entry.share)
-            }
-            throw found.first?.error ?? CKError(.unknownItem, "Record not found: '\(text)'")
-        }
-        if record.isShare { return (db, zone, record) }
-        guard let shareName = record.share, case .saved(let share)? = try db.fetch([shareName], zone: zone).first else {
-            throw CKError(.unknownItem, "record '\(text)' in zone \(zone) is not shared",
-                          hint: "share it with 'ck -z \(zone) share create \(text)'")
-        }
-        return (db, zone, share)
-    }
-
-    /// Saves a request atomically and returns the share it saved; the first real failure is thrown (as `ck share`).
-    static func saveShare(_ db: CKDatabase, _ ops: [RecordOperation], zone: String) throws(CKError) -> Record {
-        let result = try db.modify(ops, zone: zone, atomic: true)
-        let failures = result.results.compactMap(\.error)
-        if let e = failures.first(where: { $0.code != .batchRequestFailed }) ?? failures.first { throw e }
-        for r in result.results { if case .saved(let s) = r, s.isShare { return s } }
-        throw CKError.internalError("the share was saved but not returned")
-    }
-
     /// The answer of an action that leaves a share saved: `{user, share}`.
     static func savedShareAnswer(_ user: String, _ saved: Record, zone: String, db: CKDatabase) -> JSON {
         let bare = String(zone.prefix { $0 != ":" })
@@ -134,7 +94,7 @@ extension ControlPlane {
         var op = RecordOperation(type: .create, recordName: name, recordType: Share.recordType)
         if let title { op.fields[Share.titleKey] = .value(.string(title)) }
         op.share = ShareInput(forRecord: root, publicPermission: publicPermission)
-        return savedShareAnswer(user, try saveShare(db, ops + [op], zone: zone), zone: zone, db: db)
+        return savedShareAnswer(user, try db.saveShare(ops + [op], zone: zone), zone: zone, db: db)
     }
 
     /// Saves the share `share` names with its participants and fields edited, under its change tag (`ck share invite|
@@ -142,17 +102,17 @@ extension ControlPlane {
     static func changeShare(_ request: HTTPRequest, server: CloudKitServer, body: [String: JSON],
                             _ edit: (inout [Share.Participant], inout ShareInput, inout RecordOperation) throws(CKError) -> Void)
         throws(CKError) -> JSON {
-        let (container, environment, mine) = try actingDatabase(request, body: body, server: server)
+        let (_, _, mine) = try actingDatabase(request, body: body, server: server)
         let user = try required("user", body)
         let text = try required("share", body)
-        let (db, zone, share) = try ownedShare(container, environment, mine, text, zone: try zoneName(body))
+        let (db, zone, share) = try mine.ownedShare(text, zone: try zoneName(body))
         var participants = (share.shareInfo?.participants ?? []).filter { $0.role != .owner }
         var input = ShareInput()
         var op = RecordOperation(type: .update, recordName: share.recordName, recordType: Share.recordType, changeTag: share.changeTag)
         try edit(&participants, &input, &op)
         if input.participants == nil { input.participants = participants }
         op.share = input
-        return savedShareAnswer(user, try saveShare(db, [op], zone: zone), zone: zone, db: db)
+        return savedShareAnswer(user, try db.saveShare([op], zone: zone), zone: zone, db: db)
     }
 
     /// An action's body with the keys every share change takes (`user`, `zone`, `share`) and `keys`; `user` and
@@ -221,9 +181,9 @@ extension ControlPlane {
     /// share delete SHARE`.
     static func deleteShare(_ request: HTTPRequest, server: CloudKitServer) throws(CKError) -> JSON {
         let body = try shareChangeBody(request, keys: [])
-        let (container, environment, mine) = try actingDatabase(request, body: body, server: server)
+        let (_, _, mine) = try actingDatabase(request, body: body, server: server)
         let user = try required("user", body)
-        let (db, zone, share) = try ownedShare(container, environment, mine, try required("share", body), zone: try zoneName(body))
+        let (db, zone, share) = try mine.ownedShare(try required("share", body), zone: try zoneName(body))
         let result = try db.modify([RecordOperation(type: .delete, recordName: share.recordName, changeTag: share.changeTag)], zone: zone, atomic: true)
         if let e = result.results.compactMap(\.error).first { throw e }
         return .object(["user": .string(user), "share": .string(share.recordName), "zone": .string(String(zone.prefix { $0 != ":" })),

@@ -458,7 +458,8 @@ struct RequestFuzzer {
         case 3: return pick(["/", "", "*", "/database", "/database/1", "/device/1/\(container)/development", "/_ck/assets/upload/nope",
                              "/_ck/assets/download/00/${f}", "/_ck/assets/download/../../etc/passwd/x", "/_ck/health", "//database//1",
                              "/_ck/users", "/_ck/users/account", "/_ck/roles/assign", "/_ck/schema", "/_ck/schema/deploy", "/_ck/quotas",
-                             "/_ck/shares", "/_ck/zones", "/_ck/subscriptions",
+                             "/_ck/shares", "/_ck/zones", "/_ck/subscriptions", "/_ck/shares/create", "/_ck/shares/invite", "/_ck/shares/leave",
+                             "/_ck/requests/1", "/_ck/requests/x", "/_ck/console/core.js", "/_ck/console/nope", "/index.html",
                              "/database/1/\(container)/development/private/records/modify/extra"])
         case 4: parts[parts.count - 1] = parts[parts.count - 1].uppercased()
         default: return target + pick(["/", "%", "#frag", ";x=1", "/../../../"])

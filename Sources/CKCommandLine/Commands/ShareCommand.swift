@@ -59,35 +59,7 @@ enum ShareCommand {
 
     /// The owner's share named by a share record, a shared root or a URL, in the caller's private database.
     static func ownedShare(_ inv: Invocation, _ text: String) throws -> (db: CKDatabase, zone: String, share: Record) {
-        let db = try inv.database()
-        if text.contains("/") {
-            let meta = try db.resolveShare(text)
-            // An administrator changes the participants through its shared database.
-            if meta.participant.role == .administrator && meta.participant.acceptance == .accepted {
-                let shared = try inv.container().database(.shared, environment: try inv.environment(), caller: try inv.caller())
-                let zone = meta.entry.zone.zoneID
-                return (shared, zone.zoneName + ":" + zone.ownerRecordName, meta.entry.share)
-            }
-            guard meta.participant.role == .owner else {
-                throw CKError(.permissionFailure, "\(db.caller.description) does not own this share", serverErrorCode: "ACCESS_DENIED",
-                              hint: "only the owner (or an administrator) changes a share; act as the owner with --as")
-            }
-            return (db, meta.entry.zone.zoneID.zoneName, meta.entry.share)
-        }
-        let zone = inv.zone
-        let found = try db.fetch([text], zone: zone)
-        guard case .saved(let record)? = found.first else {
-            if let guid = Share.shortGUID(from: text), let meta = try? db.resolveShare(guid), meta.participant.role == .owner {
-                return (db, meta.entry.zone.zoneID.zoneName, meta.entry.share)
-            }
-            throw found.first?.error ?? CKError(.unknownItem, "Record not found: '\(text)'")
-        }
-        if record.isShare { return (db, zone, record) }
-        guard let shareName = record.share, case .saved(let share)? = try db.fetch([shareName], zone: zone).first else {
-            throw CKError(.unknownItem, "record '\(text)' in zone \(zone) is not shared",
-                          hint: "share it with 'ck -z \(zone) share create \(text)'")
-        }
-        return (db, zone, share)
+        try inv.database().ownedShare(text, zone: inv.zone)
     }
 
     static func create(_ inv: Invocation) throws -> Int32 {
@@ -110,20 +82,12 @@ enum ShareCommand {
         var op = RecordOperation(type: .create, recordName: name, recordType: Share.recordType)
         if let title = inv.parsed.value("title") { op.fields[Share.titleKey] = .value(.string(title)) }
         op.share = ShareInput(forRecord: root, publicPermission: permission(inv.parsed.value("public-permission")) ?? Share.Permission.none)
-        let share = try save(db, ops + [op], zone: zone)
+        let share = try db.saveShare(ops + [op], zone: zone)
         try inv.emit(Shown(share: share, viewer: share.shareInfo?.owner, zone: zone, verb: "Created share"))
         return ExitCode.success
     }
 
     /// Saves a request atomically and returns the share it saved; the first real failure is thrown.
-    static func save(_ db: CKDatabase, _ ops: [RecordOperation], zone: String) throws -> Record {
-        let result = try db.modify(ops, zone: zone, atomic: true)
-        let failures = result.results.compactMap(\.error)
-        if let e = failures.first(where: { $0.code != .batchRequestFailed }) ?? failures.first { throw e }
-        for r in result.results { if case .saved(let s) = r, s.isShare { return s } }
-        throw CKError(.internalError, "the share was saved but not returned")
-    }
-
     static func show(_ inv: Invocation) throws -> Int32 {
         let text = try inv.single("share")
         // A URL (or a short GUID no record of the zone is named by) shows the share as the caller sees it.
@@ -159,7 +123,7 @@ enum ShareCommand {
         try edit(&participants, &input, &op)
         if input.participants == nil { input.participants = participants }
         op.share = input
-        let saved = try save(db, [op], zone: zone)
+        let saved = try db.saveShare([op], zone: zone)
         let viewer = saved.shareInfo?.participant(db.userRecordName) ?? saved.shareInfo?.owner
         try inv.emit(Shown(share: saved, viewer: viewer, zone: String(zone.prefix { $0 != ":" }), verb: verb))
         return ExitCode.success
