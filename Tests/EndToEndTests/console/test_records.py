@@ -316,3 +316,24 @@ def test_markup_in_a_field_shows_as_text(h):
     assert value(h, "title") == img
     assert not h.all("#section-records img")
     assert h.script("return typeof window.__pwned") == "undefined"
+
+
+def test_an_asset_cell_downloads_the_assets_bytes(h):
+    import os, tempfile
+    path = os.path.join(tempfile.mkdtemp(prefix="ck-console-asset-"), "photo.txt")
+    with open(path, "w") as f:
+        f.write("the bytes of the asset\n")
+    h.ck("record", "save", "Photo", "--name", "p1", "caption=one", "image:asset=@" + path, *AS)
+    h.ck("schema", "index", "Photo", "___recordID", "--queryable", *AS)
+    h.open()
+    h.section("records")
+    h.type("#q-type", "Photo")
+    h.type("#q-predicate", "")
+    h.click("#q-run")
+    h.wait(lambda d: rows(h) == ["p1"], "the Photo row")
+    link = h.find('#results tr[data-record="p1"] a.asset')
+    href = link.get_attribute("href")
+    assert link.get_attribute("download") is not None, "the asset link is not a download"
+    # The link the page shows gives the asset's bytes (the server's signed download URL).
+    status, body = h.http("GET", href[len(h.url):])
+    assert status == 200 and body == "the bytes of the asset\n", (status, body)
