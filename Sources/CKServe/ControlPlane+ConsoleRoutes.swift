@@ -27,13 +27,15 @@ extension ControlPlane {
         "/_ck/shares/leave": ControlPlaneRoute(methods: ["POST"]) { (r, s) throws(CKError) in try leaveShare(r, server: s) },
         "/_ck/zones": ControlPlaneRoute(methods: ["GET"]) { (r, s) throws(CKError) in try zones(r, server: s) },
         "/_ck/subscriptions": ControlPlaneRoute(methods: ["GET"]) { (r, s) throws(CKError) in try subscriptions(r, server: s) },
+        "/_ck/zones/purge": ControlPlaneRoute(methods: ["POST"]) { (r, s) throws(CKError) in try purgeZone(r, server: s) },
+        "/_ck/notifications/read": ControlPlaneRoute(methods: ["POST"]) { (r, s) throws(CKError) in try markRead(r, server: s) },
     ]
 
     /// The console's routes, for the NOT_FOUND answer.
     static let consoleRouteList = ["GET|POST /_ck/users", "POST /_ck/users/account", "POST /_ck/roles/assign", "POST /_ck/roles/revoke",
                                    "GET /_ck/schema", "POST /_ck/schema/deploy", "GET|POST /_ck/quotas", "GET /_ck/shares",
                                    "POST /_ck/shares/create|invite|remove|update|delete|accept|leave",
-                                   "GET /_ck/zones", "GET /_ck/subscriptions"]
+                                   "GET /_ck/zones", "POST /_ck/zones/purge", "GET /_ck/subscriptions", "POST /_ck/notifications/read"]
 
     // MARK: Bodies of actions
 

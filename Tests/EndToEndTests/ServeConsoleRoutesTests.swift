@@ -343,6 +343,44 @@ import CKModel
         return r.stdout.split(separator: "\n").map(String.init).filter { !$0.hasPrefix("recordChangeTag") && !$0.hasPrefix("url") }
     }
 
+    /// The two actions Web Services has no route for, as `ck zone purge` and `ck notification read` do them.
+    @Test func zonePurgeAndNotificationsReadActAsTheNamedUser() throws {
+        let s = try sandbox()
+        #expect(try s.ck("--as", "alice", "zone", "create", "Scratch").status == 0)
+        #expect(try s.ck("--as", "alice", "-z", "Scratch", "subscription", "create", "zone", "--id", "scratch-sub").status == 0)
+        for name in ["a", "b"] {
+            #expect(try s.ck("--as", "alice", "-z", "Scratch", "record", "save", "Note", "--name", name, "title=x").status == 0)
+        }
+        let server = try ServeProcess(s, arguments: ["--no-auth"])
+        let unread = try JSON.parse(s.ck("--as", "alice", "notification", "list", "--unread", "-o", "json").stdout)["notifications"]?
+            .arrayValue?.compactMap { $0["notificationID"]?.stringValue } ?? []
+        try #require(unread.count == 2, "two notifications of the two saves: \(unread)")
+
+        // read: one by ID, then all; the command line sees each.
+        let one = try server.post("/_ck/notifications/read", json: #"{"user": "alice", "ids": ["\#(unread[0])"]}"#)
+        #expect(one.json == .object(["user": .string("alice"), "read": .array([.string(unread[0])])]), "\(one.text)")
+        let after = try s.ck("--as", "alice", "notification", "list", "--unread", "-o", "json").stdout
+        #expect(!after.contains(unread[0]) && after.contains(unread[1]), "\(after)")
+        let all = try server.post("/_ck/notifications/read", json: #"{"user": "alice", "all": true}"#)
+        #expect(all.json["read"] == .array([.string(unread[1])]), "\(all.text)")
+        for (body, field) in [(#"{"user": "alice"}"#, "ids or all"), (#"{"user": "alice", "ids": "x"}"#, "ids: expected an array"),
+                              (#"{"user": "alice", "ids": [1]}"#, "ids[0]"), (#"{"user": "alice", "all": "yes"}"#, "all: expected"),
+                              (#"{"ids": []}"#, "user: missing")] {
+            let r = try server.post("/_ck/notifications/read", json: body)
+            #expect(r.status == 400 && r.json["serverErrorCode"] == .string("BAD_REQUEST") && (r.json["reason"]?.stringValue ?? "").contains(field),
+                    "\(body): \(r.text)")
+        }
+
+        // purge: the zone and its two records go, as when its user deletes it from iCloud settings.
+        let purged = try server.post("/_ck/zones/purge", json: #"{"user": "alice", "zone": "Scratch"}"#)
+        #expect(purged.json == .object(["user": .string("alice"), "zone": .string("Scratch"), "purged": .int(2)]), "\(purged.text)")
+        #expect(try !s.ck("--as", "alice", "zone", "list").stdout.contains("Scratch"))
+        let again = try server.post("/_ck/zones/purge", json: #"{"user": "alice", "zone": "Scratch"}"#)
+        #expect(again.status == 404 && again.json["serverErrorCode"] == .string("ZONE_NOT_FOUND"), "\(again.text)")
+        let noZone = try server.post("/_ck/zones/purge", json: #"{"user": "alice"}"#)
+        #expect(noZone.status == 400 && (noZone.json["reason"]?.stringValue ?? "").contains("zone: missing"), "\(noZone.text)")
+    }
+
     @Test func shareActionsActAsTheNamedUserAsTheCommandLineDoes() throws {
         let s = try sandbox()
         #expect(try s.ck("--as", "alice", "zone", "create", "Lists").status == 0)

@@ -178,14 +178,21 @@
           { title: "Zone", get: (z) => zoneName(z) },
           { title: "Owner", get: (z) => (z.zoneID && z.zoneID.ownerRecordName) || "" },
           { title: "Capabilities", get: (z) => wireCapabilities(z) },
-          { title: "", get: (z) => zoneName(z) === "_defaultZone" ? "" : armed("Delete", "zones-delete", async () => {
+          { title: "", get: (z) => zoneName(z) === "_defaultZone" ? "" : h("span", { class: "actions" }, armed("Delete", "zones-delete", async () => {
             const answer = await attempt(ck.ws("zones/modify", { operations: [{ operationType: "delete", zone: { zoneID: z.zoneID } }] }));
             if (!answer) return;
             const r = (answer.zones || [])[0] || {};
             if (r.serverErrorCode) { ck.showError(entryError(r, "zone " + zoneName(z))); return; }
             ck.toast("Zone " + zoneName(z) + " deleted");
             again();
-          }) },
+          }),
+          // As the user deletes it from iCloud settings (ck zone purge): Web Services has no route for it.
+          ck.state.database === "private" && ck.state.user ? armed("Purge", "zones-purge", async () => {
+            const answer = await attempt(ck.control("POST", "/_ck/zones/purge", { user: ck.state.user, zone: zoneName(z) }));
+            if (!answer) return;
+            ck.toast("Zone " + zoneName(z) + " purged (" + answer.purged + " records)");
+            again();
+          }) : null) },
         ], mine.zones || [], (z) => ({ id: zoneName(z) }), "No zones."),
       create,
       h("h3", null, "Every user's zones"),
@@ -302,13 +309,25 @@
     return h("details", { class: "payload" }, h("summary", null, "payload"), pre);
   }
 
-  section("notifications", "Notifications", async (stale) => {
+  /// Marks the picked user's notifications read (ck notification read): the given IDs, or all of them.
+  async function markRead(ids, again) {
+    const body = ids ? { user: ck.state.user, ids: ids } : { user: ck.state.user, all: true };
+    const answer = await attempt(ck.control("POST", "/_ck/notifications/read", body));
+    if (!answer) return;
+    ck.toast((answer.read || []).length + " marked read");
+    again();
+  }
+
+  section("notifications", "Notifications", async (stale, again) => {
     const answer = await attempt(ck.control("GET", "/_ck/notifications"));
     if (stale()) return null;
     if (answer === undefined) return [h("p", { class: "empty" }, "The notifications could not be listed.")];
     const items = (answer.notifications || []).slice().reverse();
+    const mine = (n) => ck.state.user && n.user === ck.state.user;
     return [
       h("p", { class: "muted" }, "Every user's notifications in " + ck.state.environment + ", newest first (ck notification list)."),
+      ck.state.user ? h("div", { class: "actions" }, h("button", { id: "notifications-read-all", type: "button",
+        onclick: () => markRead(null, again) }, "Mark all of " + ck.state.user + "'s read")) : null,
       list("notifications-list", [
         { title: "Time", get: (n) => n.time },
         { title: "User", get: (n) => n.user },
@@ -318,7 +337,8 @@
         { title: "Reason", get: (n) => n.reason || "" },
         { title: "Record", get: (n) => n.record ? (n.record.recordType ? n.record.recordType + " " : "") + n.record.recordName : "" },
         { title: "Zone", get: (n) => n.zone ? n.zone.zoneName || "" : "" },
-        { title: "Read", get: (n) => n.read ? "read" : "unread" },
+        { title: "Read", get: (n) => n.read || !mine(n) ? (n.read ? "read" : "unread")
+          : h("button", { type: "button", class: "notifications-read", onclick: () => markRead([n.notificationID], again) }, "Mark read") },
         { title: "Payload", get: (n) => payload(n) },
       ], items, (n) => ({ id: n.notificationID }), "No notifications yet: a subscription's matching change makes one."),
     ];

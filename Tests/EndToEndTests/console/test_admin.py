@@ -1,5 +1,6 @@
 """The console's Schema and admin sections: each lists what the command line seeded, and each action done in the page
 is seen by the command line (ck serve runs --no-auth --as alice). Expected values are written by hand."""
+import json
 import os
 import tempfile
 
@@ -188,7 +189,8 @@ def test_notifications_list_with_their_payloads(h):
     assert rows, h.text("#section-notifications")
     tds = [td.text for td in rows[0].find_elements(h.By.CSS_SELECTOR, "td")]
     assert tds[1:5] == ["alice", "private", "work-sub", "recordZone"], tds
-    assert tds[7] == "Work" and tds[8] == "unread", tds
+    # Unread and alice's own (alice is picked): the cell offers to mark it read.
+    assert tds[7] == "Work" and tds[8] == "Mark read", tds
     rows[0].find_element(h.By.CSS_SELECTOR, "details summary").click()
     payload = rows[0].find_element(h.By.CSS_SELECTOR, "details pre").text
     assert '"sid": "work-sub"' in payload and '"zid": "Work"' in payload, payload
@@ -344,3 +346,27 @@ def test_share_actions_act_as_the_picked_user(h):
     assert not h.find("#shares-create").is_enabled()
     assert not h.all(row + " .shares-invite")
     h.select("#pick-user", "alice")
+
+
+def test_notifications_marked_read_and_a_zone_purged_as_the_picked_user(h):
+    start(h, "notifications")
+    notes = json.loads(h.ck("--as", "alice", "notification", "list", "-o", "json"))["notifications"]
+    unread = [n["notificationID"] for n in notes if not n.get("read")]
+    assert unread, notes
+    click(h, '#notifications-list tr[data-id="%s"] .notifications-read' % unread[0])
+    def unread_now():
+        return [n["notificationID"] for n in
+                json.loads(h.ck("--as", "alice", "notification", "list", "--unread", "-o", "json"))["notifications"]]
+    h.wait(lambda d: unread[0] not in unread_now(), "the notification marked read in the store")
+    h.wait(lambda d: (cells(h, '#notifications-list tr[data-id="%s"]' % unread[0]) or [""] * 9)[8] == "read",
+           "the row to say read")
+    # The zone purge: Work goes from alice's zones, as ck zone purge does it.
+    h.ck("--as", "alice", "zone", "create", "Scratch")
+    h.ck("--as", "alice", "-z", "Scratch", "record", "save", "Note", "title=temp", "--name", "s1")
+    el = h.section("zones")
+    ready(h, "zones")
+    click(h, '#zones-list tr[data-id="Scratch"] .zones-purge')
+    wait_text(h, '#zones-list tr[data-id="Scratch"] .zones-purge', "Really")
+    click(h, '#zones-list tr[data-id="Scratch"] .zones-purge')
+    gone(h, '#zones-list tr[data-id="Scratch"]', "Scratch to leave the zone list")
+    assert "Scratch" not in h.ck("--as", "alice", "zone", "list").split()
