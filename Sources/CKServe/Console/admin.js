@@ -99,6 +99,11 @@
     const submit = h("button", { id: id, type: "submit" }, submitLabel);
     const f = h("form", { class: "action-form", "aria-label": legend },
       h("fieldset", null, h("legend", null, legend), fields, submit));
+    return onSubmit(f, submit, action);
+  }
+
+  /// Runs action on submit with the button disabled meanwhile (one request at a time), clearing an old error.
+  function onSubmit(f, submit, action) {
     f.addEventListener("submit", async (ev) => {
       ev.preventDefault();
       ck.clearError();
@@ -349,14 +354,7 @@
   /// A small form in a row whose submit button has class cls (a row's action: ids would repeat); never navigates.
   function rowForm(cls, label, fields, submitLabel, action) {
     const submit = h("button", { class: cls, type: "submit" }, submitLabel);
-    const f = h("form", { class: "inline", "aria-label": label }, fields, submit);
-    f.addEventListener("submit", async (ev) => {
-      ev.preventDefault();
-      ck.clearError();
-      submit.disabled = true;
-      try { await action(); } finally { submit.disabled = false; }
-    });
-    return f;
+    return onSubmit(h("form", { class: "inline", "aria-label": label }, fields, submit), submit, action);
   }
 
   /// Runs a share action as the picked user (POST /_ck/shares/<action>, as `ck share <action> --as USER`).

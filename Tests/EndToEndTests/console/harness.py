@@ -89,6 +89,13 @@ class Harness:
             return None
         return self.wait(has, "%r in %s" % (needle, css), timeout)
 
+    def shows(self, css, needle, timeout=10):
+        """Waits until an element matching css holds needle in its text; returns that text. Read in one script call,
+        so an element rebuilt between two reads (a detail redrawn when its bodies arrive) is never a stale handle."""
+        return self.wait(lambda d: next((t for t in self.script(
+            "return Array.from(document.querySelectorAll(arguments[0])).map(e => e.textContent)", css) if needle in t), None),
+            "%r in %s" % (needle, css), timeout)
+
     def script(self, js, *args):
         return self.driver.execute_script(js, *args)
 

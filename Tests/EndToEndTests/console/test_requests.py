@@ -8,11 +8,7 @@ CONTAINER = "iCloud.ck.default"
 
 
 def shows(h, css, needle):
-    """Waits until an element matching css holds needle in its text; returns that text. Read in one script call: the
-    detail is rebuilt when its bodies arrive, and an element read between two calls may be gone."""
-    return h.wait(lambda d: next((t for t in h.script(
-        "return Array.from(document.querySelectorAll(arguments[0])).map(e => e.textContent)", css) if needle in t), None),
-        "%r in %s" % (needle, css))
+    return h.shows(css, needle)
 
 def ws(h, database, op, body):
     """A Web Services request made outside the page (as alice, the server's --as user)."""

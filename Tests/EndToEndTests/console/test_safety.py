@@ -12,11 +12,7 @@ RECORD = "<img src=x onerror=window.__pwned=1>"
 
 
 def shows(h, css, needle):
-    """Waits until an element matching css holds needle in its text; returns that text. Read in one script call: the
-    detail is rebuilt when its bodies arrive, and an element read between two calls may be gone."""
-    return h.wait(lambda d: next((t for t in h.script(
-        "return Array.from(document.querySelectorAll(arguments[0])).map(e => e.textContent)", css) if needle in t), None),
-        "%r in %s" % (needle, css))
+    return h.shows(css, needle)
 
 def sections(h):
     """The sections the page offers, by their nav buttons."""
