@@ -26,6 +26,11 @@ enum ServeCommand {
             network can read and change the store. --no-auth is for quick local work: no token is checked and every \
             request acts as the user given by --as (or CK_USER, default 'default'). See docs/serve.md for \
             authentication, tokens and the request log.
+
+            Open the server's URL in a browser for the console: records (query, edit, conflicts), schema and \
+            deploy, zones, subscriptions, notifications, shares, users and roles, quotas, faults, and the live \
+            request log with each request's bodies. Under --no-auth its user picker chooses who it acts as; \
+            otherwise it asks for a web auth token (ck serve token create). See docs/console.md.
             """,
         options: [
             OptionSpec("host", value: "address", help: "Address to listen on, IPv4 or IPv6 (default: 127.0.0.1, loopback only)."),
