@@ -66,16 +66,8 @@ public final class Authenticator: Sendable {
         guard let name = request.header(Self.userHeader) else {
             return Principal(kind: .noAuth(user: defaultUser), caller: try .user(defaultUser))
         }
-        let caller: Caller
-        do throws(CKError) {
-            caller = try .user(name)
-            // A container the store lacks is refused later, by the operation, as for any other caller.
-            if let container = try? store.container(path.container) { _ = try container.resolveUser(name) }
-        } catch {
-            var e = error
-            e.reason = "\(Self.userHeader): " + e.reason
-            throw e
-        }
+        // A container the store lacks is refused later, by the operation, as for any other caller.
+        let caller = try Caller.named(name, in: try? store.container(path.container), label: Self.userHeader)
         return Principal(kind: .noAuth(user: name), caller: caller)
     }
 

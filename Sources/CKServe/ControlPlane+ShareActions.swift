@@ -10,16 +10,7 @@ extension ControlPlane {
     static func actingDatabase(_ request: HTTPRequest, body: [String: JSON], server: CloudKitServer)
         throws(CKError) -> (container: CKContainer, environment: Environment, db: CKDatabase) {
         let (container, environment) = try target(request, body: body, server: server)
-        let name = try required("user", body)
-        let caller: Caller
-        do throws(CKError) {
-            caller = try .user(name)
-            _ = try container.resolveUser(name)
-        } catch {
-            var e = error
-            e.reason = "user: " + e.reason
-            throw e
-        }
+        let caller = try Caller.named(try required("user", body), in: container, label: "user")
         return (container, environment, container.database(.private, environment: environment, caller: caller))
     }
 

@@ -33,6 +33,16 @@ import Testing
         return doc?["notifications"] as? [[String: Any]] ?? []
     }
 
+    /// alice saves a List in her zone Lists, shares it, invites bob, and bob accepts through the share's URL.
+    func sharedWithBob(_ s: Sandbox, _ name: String, title: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        #expect(try s.ck("--as", "alice", "-z", "Lists", "record", "save", "List", "--name", name, "title=\(title)").status == 0, sourceLocation: sourceLocation)
+        #expect(try s.ck("--as", "alice", "-z", "Lists", "share", "create", name).status == 0, sourceLocation: sourceLocation)
+        #expect(try s.ck("--as", "alice", "-z", "Lists", "share", "invite", name, "bob").status == 0, sourceLocation: sourceLocation)
+        let shown = try s.ck("--as", "alice", "-z", "Lists", "share", "show", name, "-o", "json")
+        let url = ((try? JSONSerialization.jsonObject(with: Data(shown.stdout.utf8))) as? [String: Any])?["url"] as? String ?? ""
+        #expect(try s.ck("--as", "bob", "share", "accept", url).status == 0, sourceLocation: sourceLocation)
+    }
+
     /// Expects `user` to have `count` notifications.
     func expect(_ s: Sandbox, _ user: String, _ count: Int, _ why: String? = nil, sourceLocation: SourceLocation = #_sourceLocation) throws {
         let list = try notifications(s, user)
@@ -114,23 +124,13 @@ import Testing
         try expect(s, "bob", 4)
 
         // A share deleted by its owner.
-        #expect(try s.ck("--as", "alice", "-z", "Lists", "record", "save", "List", "--name", "list-2", "title=Hardware").status == 0)
-        #expect(try s.ck("--as", "alice", "-z", "Lists", "share", "create", "list-2").status == 0)
-        #expect(try s.ck("--as", "alice", "-z", "Lists", "share", "invite", "list-2", "bob").status == 0)
-        let second = try s.ck("--as", "alice", "-z", "Lists", "share", "show", "list-2", "-o", "json")
-        let url = ((try? JSONSerialization.jsonObject(with: Data(second.stdout.utf8))) as? [String: Any])?["url"] as? String ?? ""
-        #expect(try s.ck("--as", "bob", "share", "accept", url).status == 0)
+        try sharedWithBob(s, "list-2", title: "Hardware")
         try expect(s, "bob", 5)
         #expect(try s.ck("--as", "alice", "-z", "Lists", "share", "delete", "list-2").status == 0)
         try expect(s, "bob", 6)
 
         // The owner's zone deleted with an accepted share in it.
-        #expect(try s.ck("--as", "alice", "-z", "Lists", "record", "save", "List", "--name", "list-3", "title=Books").status == 0)
-        #expect(try s.ck("--as", "alice", "-z", "Lists", "share", "create", "list-3").status == 0)
-        #expect(try s.ck("--as", "alice", "-z", "Lists", "share", "invite", "list-3", "bob").status == 0)
-        let third = try s.ck("--as", "alice", "-z", "Lists", "share", "show", "list-3", "-o", "json")
-        let url3 = ((try? JSONSerialization.jsonObject(with: Data(third.stdout.utf8))) as? [String: Any])?["url"] as? String ?? ""
-        #expect(try s.ck("--as", "bob", "share", "accept", url3).status == 0)
+        try sharedWithBob(s, "list-3", title: "Books")
         try expect(s, "bob", 7)
         #expect(try s.ck("--as", "alice", "zone", "delete", "Lists", "-y").status == 0)
         try expect(s, "bob", 8)

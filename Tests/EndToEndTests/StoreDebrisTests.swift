@@ -139,30 +139,18 @@ import Testing
         // A stuck holder: flock(1) takes the environment's lock and keeps it until its command ends, which is
         // when the test closes the command's stdin (or, should ck wait for ever, after 30 s: then the save passes
         // and the test fails instead of hanging).
-        let flock = try RequiredTool.require("flock")
-        let holder = Process()
-        holder.executableURL = URL(fileURLWithPath: flock)
-        holder.arguments = ["-x", "-o", lock, "-c", "echo held; exec timeout 30 head -n 1"]
-        let out = Pipe(), input = Pipe()
-        holder.standardOutput = out
-        holder.standardInput = input
-        try holder.run()
-        func release() {
-            try? input.fileHandleForWriting.close()
-            holder.waitUntilExit()
-        }
-        defer { release() }
-        #expect(String(decoding: out.fileHandleForReading.availableData, as: UTF8.self) == "held\n")
+        let holder = try FlockHolder(lock)
+        defer { holder.release() }
 
-        let pid = holder.processIdentifier
+        let pid = holder.pid
         let r = try s.run(["record", "save", "Note", "--name", "b", "t=2"], env: ["CK_LOCK_TIMEOUT": "0.5"])
         #expect(r.status == 5)
-        #expect(r.stderr.contains("ck: serviceUnavailable (6): gave up after 0.5 s waiting for the lock on \(lock), held by pid \(pid) (\(flock) -x -o "), "\(r.stderr)")
+        #expect(r.stderr.contains("ck: serviceUnavailable (6): gave up after 0.5 s waiting for the lock on \(lock), held by pid \(pid) (\(holder.program) -x -o "), "\(r.stderr)")
         #expect(r.stderr.contains("hint: if it is stuck, stop it ('kill \(pid)') and try again; CK_LOCK_TIMEOUT sets how many seconds to wait (default 300)\n"))
         let bad = try s.run(["record", "fetch", "a"], env: ["CK_LOCK_TIMEOUT": "soon"])
         #expect(bad.status == 8 && bad.stderr.hasPrefix("ck: invalidArguments (12): CK_LOCK_TIMEOUT: 'soon' is not a number of seconds greater than 0\n"))
 
-        release()
+        holder.release()
         // The waiter wrote nothing; with the holder gone, ck goes on.
         #expect(try s.ck("record", "fetch", "b").status == 3)
         #expect(try s.ck("record", "fetch", "a").stdout.hasPrefix("a\tNote\t"))
@@ -200,25 +188,13 @@ import Testing
         try s.ck("record", "save", "Note", "--name", "a", "t=1")
         let pending = s.dir + "/store/.pending-11fe"
         try FileManager.default.createDirectory(atPath: pending + "/new", withIntermediateDirectories: true)
-        let flock = try RequiredTool.require("flock")
-        let holder = Process()
-        holder.executableURL = URL(fileURLWithPath: flock)
-        holder.arguments = ["-x", "-o", pending, "-c", "echo held; exec timeout 30 head -n 1"]
-        let out = Pipe(), input = Pipe()
-        holder.standardOutput = out
-        holder.standardInput = input
-        try holder.run()
-        func release() {
-            try? input.fileHandleForWriting.close()
-            holder.waitUntilExit()
-        }
-        defer { release() }
-        #expect(String(decoding: out.fileHandleForReading.availableData, as: UTF8.self) == "held\n")
+        let holder = try FlockHolder(pending)
+        defer { holder.release() }
 
         #expect(try s.ck("record", "save", "Note", "--name", "b", "t=2").status == 0)
         #expect(try s.ck("doctor", "--repair").status == 0)
         #expect(FileManager.default.fileExists(atPath: pending + "/new"), "a live operation's tree was removed")
-        release()
+        holder.release()
         // Its process gone, the tree is a leftover like any other.
         #expect(try s.ck("record", "save", "Note", "--name", "c", "t=3").status == 0)
         #expect(!FileManager.default.fileExists(atPath: pending))
@@ -320,5 +296,33 @@ import Testing
             #expect(left.isEmpty, "\(at): left: \(left.prefix(3))")
         }
         #expect(whole > 0 && none > 0, "kill points: \(whole) whole, \(none) none")
+    }
+}
+
+/// flock(1) holding an exclusive lock on a file, as a stuck process would, until `release` (or 30 s: then the test
+/// fails instead of hanging).
+final class FlockHolder {
+    let program: String
+    private let process = Process()
+    private let input = Pipe()
+
+    /// Starts flock on `path` and returns once it holds the lock.
+    init(_ path: String) throws {
+        program = try RequiredTool.require("flock")
+        process.executableURL = URL(fileURLWithPath: program)
+        process.arguments = ["-x", "-o", path, "-c", "echo held; exec timeout 30 head -n 1"]
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardInput = input
+        try process.run()
+        #expect(String(decoding: out.fileHandleForReading.availableData, as: UTF8.self) == "held\n")
+    }
+
+    var pid: Int32 { process.processIdentifier }
+
+    /// Lets go of the lock (closes flock's stdin) and waits for it to end.
+    func release() {
+        try? input.fileHandleForWriting.close()
+        process.waitUntilExit()
     }
 }

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import json
 import sys
-import traceback
 from typing import Any
 
 import requests
@@ -42,6 +41,8 @@ from pyicloud.common.cloudkit.models import (
     CKZoneListResponse,
 )
 
+from steps import recorder
+
 cfg = json.loads(sys.argv[1])
 BASE: str = cfg["base"]
 ZONE = CKZoneIDReq(zoneName=cfg["zone"])
@@ -51,25 +52,7 @@ out: dict[str, Any] = {"errors": []}
 state: dict[str, Any] = {}
 
 
-def step(name: str):
-    """Runs the decorated function now; an exception becomes an entry of out["errors"] instead of ending the run."""
-
-    def run(fn):
-        try:
-            fn()
-        except Exception as exc:  # noqa: BLE001 - every failure is reported, none is fatal to the run
-            payload = getattr(exc, "payload", None)
-            cause = exc.__cause__
-            out["errors"].append({
-                "step": name,
-                "error": f"{type(exc).__name__}: {exc}",
-                "cause": f"{type(cause).__name__}: {cause}" if cause else None,
-                "payload": payload if isinstance(payload, (dict, list, str)) else repr(payload),
-                "trace": traceback.format_exc(limit=4),
-            })
-        return fn
-
-    return run
+step = recorder(out)
 
 
 client = CloudKitContainerClient(BASE, requests.Session(), {"remapEnums": True, "getCurrentSyncToken": True})

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import sys
-import traceback
 from typing import Any
 
 import requests
@@ -21,27 +20,13 @@ import requests
 from pyicloud.common.cloudkit import CKQueryObject, CKZoneChangesZoneReq, CKZoneID, CKZoneIDReq
 from pyicloud.services.invites.client import CloudKitInvitesClient
 
+from steps import recorder
+
 cfg = json.loads(sys.argv[1])
 out: dict[str, Any] = {"errors": []}
 
 
-def step(name: str):
-    """Runs the decorated function now; an exception becomes an entry of out["errors"] instead of ending the run."""
-
-    def run(fn):
-        try:
-            fn()
-        except Exception as exc:  # noqa: BLE001 - every failure is reported, none is fatal to the run
-            payload = getattr(exc, "payload", None)
-            out["errors"].append({
-                "step": name,
-                "error": f"{type(exc).__name__}: {exc}",
-                "payload": payload if isinstance(payload, (dict, list, str)) else repr(payload),
-                "trace": traceback.format_exc(limit=4),
-            })
-        return fn
-
-    return run
+step = recorder(out)
 
 
 # Bob's own token in base_params, as a second user would hold it (web-services.md §3.1).
