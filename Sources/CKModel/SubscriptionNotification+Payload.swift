@@ -14,15 +14,13 @@ extension SubscriptionNotification {
         payload(container: container, environment: environment, userRecordName: userRecordName, fields: recordFields)
     }
 
-    /// The payload's size in bytes, as APNs counts it (compact JSON).
-    public func payloadSize(container: String, environment: Environment, userRecordName: String) -> Int {
-        payload(container: container, environment: environment, userRecordName: userRecordName).serialized().utf8.count
-    }
-
     /// Drops desired keys until the payload fits APNs's 4 KB, as CloudKit does (CKNotification.h: the record's
     /// fields go first). Keys are kept in the subscription's desiredKeys order while they fit; one that would pass
     /// the limit is dropped and later, smaller ones may still fit. Marks the notification pruned when any was dropped.
     package mutating func fitPayload(desiredKeys: [String], container: String, environment: Environment, userRecordName: String) {
+        // The common case, every key fits: one serialization, not one a key.
+        if payload(container: container, environment: environment, userRecordName: userRecordName, fields: recordFields)
+            .serialized().utf8.count <= Self.payloadLimit { return }
         var kept: [String: FieldValue] = [:]
         for key in desiredKeys {
             guard let value = recordFields[key], kept[key] == nil else { continue }
