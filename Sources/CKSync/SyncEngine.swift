@@ -19,6 +19,13 @@ public struct SyncEngine {
     public let device: Device
     /// Who wins a key both sides changed differently.
     public var conflicts: ConflictPolicy
+    /// What a failed save (the record changed or was deleted on the server) becomes: `--on-conflict`.
+    public var onConflict: ConflictHandling = .merge
+    /// Whether conflicts held by an earlier sync are handed to `onConflict` (sent again) rather than kept held:
+    /// `ck sync` sets it when `--on-conflict` is given and is not `manual`.
+    public var retryConflicts = false
+    /// The most seconds a conflict program may run before its process group is killed.
+    public var conflictTimeout: Double = SyncEngine.defaultConflictTimeout
     /// Called as records are pushed and pulled.
     public var progress: ((SyncProgress) -> Void)?
     /// Whether retryable errors (throttling, a busy zone or service, the network) are retried after their retryAfter.
@@ -30,6 +37,8 @@ public struct SyncEngine {
 
     /// `--max-wait`'s default: a few seconds, as an interactive sync would bear.
     public static let defaultMaxWait = 5.0
+    /// `--conflict-timeout`'s default.
+    public static let defaultConflictTimeout = 10.0
     /// Attempts of one call at most, so a rule that always fires with no wait can't loop.
     package static let maxAttempts = 5
     /// Errors worth trying again as they are; the first four carry retryAfter.
@@ -137,7 +146,9 @@ public struct SyncEngine {
 
     /// Sends pending edits zone by zone, in requests of at most 200 operations.
     package func push(_ report: inout SyncReport) throws(CKError) {
-        let edits = try device.pendingEdits(zone: nil)
+        if retryConflicts && onConflict != .manual { try device.releaseConflicts() }
+        // Edits of records in conflict wait for the app to resolve them.
+        let edits = try device.sendable(try device.pendingEdits(zone: nil))
         var done = 0
         var zones: [String] = []
         var byZone: [String: [PendingEdit]] = [:]
@@ -155,7 +166,8 @@ public struct SyncEngine {
 
     /// Sends one zone's edits in requests of at most 200. Once the quota is exceeded, saves stay pending and
     /// only deletions are sent (they free space). A zone the user deleted is recreated and uploaded again.
-    package func pushZone(_ list: [PendingEdit], zone: String, _ report: inout SyncReport, done: (Int) -> Void = { _ in }) throws(CKError) {
+    package func pushZone(_ edits: [PendingEdit], zone: String, _ report: inout SyncReport, done: (Int) -> Void = { _ in }) throws(CKError) {
+        let list = try device.sendable(edits)
         for start in stride(from: 0, to: list.count, by: CKDatabase.maxOperationsPerRequest) {
             var chunk = Array(list[start..<min(start + CKDatabase.maxOperationsPerRequest, list.count)])
             if report.quotaExceeded {
@@ -241,7 +253,7 @@ public struct SyncEngine {
             for e in chunk { report.kept.append(.init(zoneName: zone, recordName: e.name, error: error)) }
             return false
         }
-        var retries: [(edit: PendingEdit, op: RecordOperation, merge: SyncReport.Merge, server: Record)] = []
+        var retries: [(edit: PendingEdit, op: RecordOperation, merge: SyncReport.Merge?)] = []
         // Cascaded deletions follow the operations' own results; the pull brings them.
         for (edit, r) in zip(chunk, result.results) {
             switch r {
@@ -259,14 +271,7 @@ public struct SyncEngine {
                         report.kept.append(.init(zoneName: zone, recordName: edit.name, error: error))
                         continue
                     }
-                    let (op, merge) = merged(edit, server: server)
-                    if let op {
-                        retries.append((edit, op, merge, server))
-                    } else {
-                        // Nothing of the device's is left to send: the server's record is the result.
-                        try acknowledge(edit, saved: server)
-                        report.merges.append(merge)
-                    }
+                    if let (op, merge) = try failedSave(edit, server: server, &report) { retries.append((edit, op, merge)) }
                 case .unknownItem where edit.isDelete:
                     // Already gone on the server: what the device wanted.
                     try acknowledge(edit, saved: nil)
@@ -275,10 +280,8 @@ public struct SyncEngine {
                     report.quotaExceeded = true
                     report.kept.append(.init(zoneName: zone, recordName: edit.name, error: error))
                 case .unknownItem where edit.base != nil:
-                    // Deleted on the server while the device edited it: the deletion wins.
-                    try acknowledge(edit, saved: nil)
-                    report.dropped.append(.init(zoneName: zone, recordName: edit.name,
-                                                reason: "deleted on the server; the device's edit of \(edit.fields.keys.sorted().joined(separator: ", ")) was dropped"))
+                    // Deleted on the server while the device edited it (merge: the deletion wins).
+                    if let (op, merge) = try failedSave(edit, server: nil, &report) { retries.append((edit, op, merge)) }
                 default:
                     report.kept.append(.init(zoneName: zone, recordName: edit.name, error: error))
                 }
@@ -296,11 +299,11 @@ public struct SyncEngine {
             case .saved(let rec):
                 try acknowledge(retry.edit, saved: rec)
                 report.pushedSaves.append(.init(zoneName: zone, recordName: retry.edit.name))
-                report.merges.append(retry.merge)
+                if let merge = retry.merge { report.merges.append(merge) }
             case .deleted:
                 try acknowledge(retry.edit, saved: nil)
                 report.pushedDeletes.append(.init(zoneName: zone, recordName: retry.edit.name))
-                report.merges.append(retry.merge)
+                if let merge = retry.merge { report.merges.append(merge) }
             case .failed(_, let error):
                 // Changed again meanwhile: the edit stays pending and the next sync merges anew.
                 report.kept.append(.init(zoneName: zone, recordName: retry.edit.name, error: error))
@@ -325,35 +328,6 @@ public struct SyncEngine {
             try device.clearPending(zone: edit.zone, name: edit.name, version: edit.version)
             if let saved { try device.rebasePending(zone: edit.zone, name: edit.name, on: saved) }
         }
-    }
-
-    /// Three-way merge against the server's current record; nil operation when nothing is left to send.
-    package func merged(_ edit: PendingEdit, server: Record) -> (RecordOperation?, SyncReport.Merge) {
-        var merge = SyncReport.Merge(zoneName: edit.zone, recordName: edit.name, mergedKeys: [], conflicts: [], deleteKept: nil)
-        if edit.isDelete {
-            // The server changed a record the device deleted: a conflict on the whole record.
-            let keep = conflicts == .local
-            merge.deleteKept = keep
-            merge.conflicts = [.init(key: "(record deleted on the device)", winner: conflicts)]
-            let op = RecordOperation(type: .delete, recordName: edit.name, recordType: server.recordType, changeTag: server.changeTag)
-            return (keep ? op : nil, merge)
-        }
-        var send: [String: FieldInput] = [:]
-        for key in edit.fields.keys.sorted() {
-            guard let local = edit.fields[key] else { continue }
-            let theirs = server.fields[key]
-            if theirs == local { continue }  // both sides agree already
-            let ancestor = edit.base?.fields[key]
-            if theirs == ancestor {
-                merge.mergedKeys.append(key)
-                send[key] = local.map { .value($0) } ?? .unset
-            } else {
-                merge.conflicts.append(.init(key: key, winner: conflicts))
-                if conflicts == .local { send[key] = local.map { .value($0) } ?? .unset }
-            }
-        }
-        if send.isEmpty { return (nil, merge) }
-        return (RecordOperation(type: .update, recordName: edit.name, recordType: edit.type, changeTag: server.changeTag, fields: send), merge)
     }
 
     // MARK: Pull

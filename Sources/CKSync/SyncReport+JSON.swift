@@ -52,7 +52,7 @@ extension SyncReport {
             "pushed": .object(["saves": .array(pushedSaves.map(SyncReport.json)), "deletes": .array(pushedDeletes.map(SyncReport.json))]),
             "merges": .array(merges.map(SyncReport.json)), "pulled": .array(pulled.map(SyncReport.json)),
             "refetched": .array(refetched.map { .string($0) }), "dropped": .array(dropped.map(SyncReport.json)),
-            "kept": .array(kept.map(SyncReport.json)),
+            "kept": .array(kept.map(SyncReport.json)), "conflicts": .array(conflicts.map(SyncReport.json)),
             "accountChange": accountChange.map(SyncReport.json) ?? .null,
             "errors": .array(errors.map(SyncReport.json)), "retries": .array(retries.map(SyncReport.json)),
             "waited": .double(waited), "recreated": .array(recreated.map { .string($0) }),
@@ -74,6 +74,7 @@ extension SyncReport {
         for z in refetched { event("refetched", .object(["zoneName": .string(z)])) }
         for d in dropped { event("dropped", SyncReport.json(d)) }
         for k in kept { event("kept", SyncReport.json(k)) }
+        for c in conflicts { event("conflict", SyncReport.json(c)) }
         for e in errors { event("error", SyncReport.json(e)) }
         for t in retries { event("retry", SyncReport.json(t)) }
         for z in recreated { event("recreated", .object(["zoneName": .string(z)])) }

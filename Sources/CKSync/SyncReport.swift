@@ -88,6 +88,8 @@ public struct SyncReport: Sendable {
     public var merges: [Merge] = []
     public var dropped: [Dropped] = []
     public var kept: [Kept] = []
+    /// Failed saves left to the app (`--on-conflict manual`, or a conflict program that failed): still pending.
+    public var conflicts: [Conflict] = []
     public var pulled: [ZonePull] = []
     /// Zones (or "database") whose change token had expired: the local copy was tossed and fetched again.
     public var refetched: [String] = []

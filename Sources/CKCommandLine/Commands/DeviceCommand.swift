@@ -17,6 +17,7 @@ enum DeviceCommand {
             CommandSpec("show", summary: "Show a device: user, tokens, pending edits, last sync.",
                         arguments: [deviceArgument], run: show),
             DeviceRecordsCommand.records, DeviceRecordsCommand.save, DeviceRecordsCommand.remove,
+            DeviceConflictsCommand.spec, DeviceResolveCommand.spec,
             CommandSpec("delete", summary: "Delete a device's replica file (its unsynced edits are lost).",
                         arguments: [deviceArgument],
                         options: [OptionSpec("yes", short: "y", help: "Do not ask for confirmation.")],

@@ -25,6 +25,7 @@ extension SyncCommand {
             for z in r.refetched { lines.append("refetched\t\(z)") }
             for d in r.dropped { lines.append("dropped\t\(d.zoneName)\t\(d.recordName)\t\(RecordText.escape(d.reason))") }
             for k in r.kept { lines.append("kept\t\(k.zoneName)\t\(k.recordName ?? "-")\t\(k.error.code.name)\t\(RecordText.escape(k.error.reason))") }
+            for c in r.conflicts { lines.append("conflict\t\(c.zoneName)\t\(c.recordName)\t\(c.serverChangeTag ?? "-")\t\(RecordText.escape(c.error.reason))") }
             for t in r.retries { lines.append("retried\t\(t.operation)\t\(t.zoneName ?? "-")\t\(t.code.name)\t\(t.wait)") }
             for z in r.recreated { lines.append("recreated\t\(z)") }
             return lines + (keyValue.map(KVSyncCommand.plainLines) ?? [])
@@ -46,6 +47,7 @@ extension SyncCommand {
             r.pushedDeletes.forEach { add($0.zoneName) }
             r.pulled.forEach { add($0.zoneName) }
             r.kept.forEach { add($0.zoneName) }
+            r.conflicts.forEach { add($0.zoneName) }
             var text = ""
             if let a = r.accountChange { text += "account changed: \(a.from.rawValue) → \(a.to.rawValue)\n" }
             text += "Synced \(r.device): pushed \(plural(r.pushedSaves.count, "save")) and \(plural(r.pushedDeletes.count, "delete")), pulled \(plural(r.pulledSaves, "save")) and \(plural(r.pulledDeletes, "delete"))\n"
@@ -53,11 +55,12 @@ extension SyncCommand {
                 var t = Table(["ZONE", "PUSHED", "PUSHED-DEL", "PULLED", "PULLED-DEL", "KEPT"])
                 for z in zones.sorted() {
                     let pulled = r.pulled.filter { $0.zoneName == z }
+                    let kept = r.kept.filter { $0.zoneName == z }.count + r.conflicts.filter { $0.zoneName == z }.count
                     t.add([z + (pulled.contains { $0.zoneDeleted } ? " (deleted)" : ""),
                            String(r.pushedSaves.filter { $0.zoneName == z }.count),
                            String(r.pushedDeletes.filter { $0.zoneName == z }.count),
                            String(pulled.reduce(0) { $0 + $1.saved }), String(pulled.reduce(0) { $0 + $1.deleted }),
-                           String(r.kept.filter { $0.zoneName == z }.count)])
+                           String(kept)])
                 }
                 text += t.aligned()
             }
@@ -66,6 +69,7 @@ extension SyncCommand {
             for z in r.refetched { lines.append("refetched \(z): its change token had expired") }
             for d in r.dropped { lines.append("dropped \(d.recordName) in \(d.zoneName): \(d.reason)") }
             for k in r.kept { lines.append("kept \(k.recordName ?? "edits") in \(k.zoneName): \(k.error.code.name): \(k.error.reason)") }
+            for c in r.conflicts { lines.append("conflict \(c.recordName) in \(c.zoneName): \(c.error.reason)") }
             for t in r.retries { lines.append("retried \(t.operation)\(t.zoneName.map { " in \($0)" } ?? "") after \(t.code.name), waiting \(t.wait) seconds") }
             for z in r.recreated { lines.append("recreated \(z): the zone was gone from the server; uploaded what the device holds") }
             if let kv = keyValue, !kv.isEmpty { lines += [KVSyncCommand.summary(kv)] + KVSyncCommand.detailLines(kv) }

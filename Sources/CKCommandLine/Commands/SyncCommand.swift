@@ -6,15 +6,20 @@ enum SyncCommand {
 
     static let spec = CommandSpec(
         "sync", summary: "Sync an emulated device with the server: push its edits, then pull.",
-        discussion: "A device is one client (an iPhone, a Mac) of the acting user (--as), kept in its own SQLite file; the first sync creates it. A sync pushes the device's pending edits (only the changed keys, with the change tag they were made on) and then pulls the private database's change feeds. When the server changed a record meanwhile, the device merges three ways: keys only the device changed are taken; a key both changed differently is a conflict, won by the device (--conflicts local) or the server (--conflicts server). A record or zone deleted on the server wins over the device's edits of it, and the dropped edit is reported. Only custom zones sync: _defaultZone has no change feed in CloudKit. Edits the server refused stay pending, and the command exits 10. A throttled call is retried once its retryAfter has passed on the store's clock; against a fixed clock ('ck clock set', CK_NOW) the sync stops at once (exit 5) and says when to retry. The device's key-value store syncs too (see 'ck kv sync'); its line appears when it moved or reported something. See also 'ck device'.",
+        discussion: "A device is one client (an iPhone, a Mac) of the acting user (--as), kept in its own SQLite file; the first sync creates it. A sync pushes the device's pending edits (only the changed keys, with the change tag they were made on) and then pulls the private database's change feeds. When the server changed a record meanwhile (serverRecordChanged), --on-conflict says what happens: merge (the default) merges three ways: keys only the device changed are taken; a key both changed differently is a conflict, won by the device (--conflicts local) or the server (--conflicts server). server keeps the server's record and drops the edit; client saves the device's whole version again under the server's change tag; manual hands the failed save back as CKSyncEngine does: the edit stays pending beside the server record, is not sent again until 'ck device resolve', and the command exits 10 ('ck device conflicts' lists them); a later sync given another --on-conflict sends them again under it. Any other value is the app's merge program, run with /bin/sh -c: it reads {\"ancestor\", \"client\", \"server\"} on stdin and prints the merged record, which is saved under the server's change tag; a program that fails, hangs past --conflict-timeout or prints something else leaves the edit pending as a manual conflict. A record or zone deleted on the server wins over the device's edits of it, and the dropped edit is reported (under manual or a program, an edited record deleted on the server is a conflict too). Only custom zones sync: _defaultZone has no change feed in CloudKit. Edits the server refused stay pending, and the command exits 10. A throttled call is retried once its retryAfter has passed on the store's clock; against a fixed clock ('ck clock set', CK_NOW) the sync stops at once (exit 5) and says when to retry. The device's key-value store syncs too (see 'ck kv sync'); its line appears when it moved or reported something. See also 'ck device'.",
         arguments: [deviceArgument],
         options: [OptionSpec("conflicts", value: "side", help: "Who wins a key both sides changed: local (default) or server.",
                              choices: ConflictPolicy.allCases.map(\.rawValue)),
+                  OptionSpec("on-conflict", value: "how", help: "A failed save: merge (default), server, client, manual, or a merge command."),
+                  OptionSpec("conflict-timeout", value: "seconds", help: "Most seconds a merge command may run (default: 10).",
+                             rule: .number(min: 0.001)),
                   OptionSpec("max-wait", value: "seconds", help: "Most seconds to wait in all for retries after retryAfter (default: 5).",
                              rule: .number(min: 0)),
                   OptionSpec("no-retry", help: "Stop at the first retryable error (exit 5, with the wait in the message).")],
         examples: [("ck sync phone", "Create device phone on first use and fetch the user's custom zones."),
                    ("ck sync tablet --conflicts server", "Sync tablet; on a conflicting key the server's value wins."),
+                   ("ck sync phone --on-conflict manual", "Leave conflicts to the app: 'ck device conflicts phone' lists them."),
+                   ("ck sync phone --on-conflict 'python3 merge.py'", "Merge each conflict with the app's own program."),
                    ("ck sync phone -o json", "The sync report as JSON.")],
         run: run)
 
@@ -34,6 +39,13 @@ enum SyncCommand {
             bar?.update(p.done)
         }
         engine.maxWait = maxWait
+        if let how = inv.parsed.value("on-conflict") {
+            do { engine.onConflict = try ConflictHandling(how) } catch {
+                throw UsageError(error.reason, command: inv.command.path)
+            }
+            engine.retryConflicts = true
+        }
+        engine.conflictTimeout = inv.parsed.value("conflict-timeout").flatMap { Double($0) } ?? SyncEngine.defaultConflictTimeout
         engine.retry = !inv.parsed.flag("no-retry")
         let report: SyncReport
         do { report = try engine.sync() } catch {
@@ -61,10 +73,15 @@ enum SyncCommand {
             throw error
         }
         try inv.emit(Report(report: report, keyValue: kv))
-        if !report.kept.isEmpty {
-            throw CKError(.partialFailure, "\(plural(report.kept.count, "edit")) \(report.kept.count == 1 ? "stays" : "stay") pending on device '\(name)'",
-                          hint: "fix the cause and run 'ck sync \(name)' again; 'ck device show \(name)' counts what is pending",
-                          items: report.kept.map { CKError.ItemFailure(id: $0.recordName ?? $0.zoneName, error: $0.error) })
+        if !report.kept.isEmpty || !report.conflicts.isEmpty {
+            let n = report.kept.count + report.conflicts.count
+            let hint = report.conflicts.isEmpty ? "fix the cause and run 'ck sync \(name)' again; 'ck device show \(name)' counts what is pending"
+                : "'ck device conflicts \(name)' lists the conflicts and 'ck device resolve' settles them; then run 'ck sync \(name)' again"
+            throw CKError(.partialFailure, "\(plural(n, "edit")) \(n == 1 ? "stays" : "stay") pending on device '\(name)'"
+                              + (report.conflicts.isEmpty ? "" : " (\(plural(report.conflicts.count, "conflict")) left to the app)"),
+                          hint: hint,
+                          items: report.kept.map { CKError.ItemFailure(id: $0.recordName ?? $0.zoneName, error: $0.error) }
+                              + report.conflicts.map { CKError.ItemFailure(id: $0.recordName, error: $0.error) })
         }
         try KVSyncCommand.check(kv)
         return ExitCode.success
