@@ -46,7 +46,7 @@ _ck_info() {
         'changes') _ck_subs='zone database' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
         'changes zone') _ck_subs='' _ck_opts='--since --limit --keys' _ck_vopts='--since --limit --keys' _ck_rt='' ;;
         'changes database') _ck_subs='' _ck_opts='--since --limit' _ck_vopts='--since --limit' _ck_rt='' ;;
-        'sync') _ck_subs='' _ck_opts='--conflicts --max-wait --no-retry' _ck_vopts='--conflicts --max-wait' _ck_rt='' ;;
+        'sync') _ck_subs='' _ck_opts='--conflicts --on-conflict --conflict-timeout --max-wait --no-retry' _ck_vopts='--conflicts --on-conflict --conflict-timeout --max-wait' _ck_rt='' ;;
         'share') _ck_subs='create show list invite remove update delete resolve accept leave' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
         'share create') _ck_subs='' _ck_opts='--public-permission --title --name' _ck_vopts='--public-permission --title --name' _ck_rt='' ;;
         'share show') _ck_subs='' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
@@ -58,13 +58,15 @@ _ck_info() {
         'share resolve') _ck_subs='' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
         'share accept') _ck_subs='' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
         'share leave') _ck_subs='' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
-        'device') _ck_subs='list create show records save remove delete' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
+        'device') _ck_subs='list create show records save remove conflicts resolve delete' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
         'device list') _ck_subs='' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
         'device create') _ck_subs='' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
         'device show') _ck_subs='' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
         'device records') _ck_subs='' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
         'device save') _ck_subs='' _ck_opts='--name --unset' _ck_vopts='--name --unset' _ck_rt='1' ;;
         'device remove') _ck_subs='' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
+        'device conflicts') _ck_subs='' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
+        'device resolve') _ck_subs='' _ck_opts='--take' _ck_vopts='--take' _ck_rt='' ;;
         'device delete') _ck_subs='' _ck_opts='--yes -y' _ck_vopts='' _ck_rt='' ;;
         'user') _ck_subs='list show create' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
         'user list') _ck_subs='' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
@@ -351,6 +353,13 @@ _ck_positional() {
             if (( $2 >= 2 )); then _ck_dynamic fieldAssignment "$_ck_rtype"; fi
             ;;
         'device remove')
+            if (( $2 == 0 )); then _ck_dynamic device; fi
+            if (( $2 == 1 )); then _ck_dynamic recordName; fi
+            ;;
+        'device conflicts')
+            if (( $2 == 0 )); then _ck_dynamic device; fi
+            ;;
+        'device resolve')
             if (( $2 == 0 )); then _ck_dynamic device; fi
             if (( $2 == 1 )); then _ck_dynamic recordName; fi
             ;;

@@ -57,7 +57,7 @@ function __ck_info --description 'Subcommands, options taking a value and record
         case 'p:changes database'
             set -a __ck_vopts --since --limit
         case 'p:sync'
-            set -a __ck_vopts --conflicts --max-wait
+            set -a __ck_vopts --conflicts --on-conflict --conflict-timeout --max-wait
         case 'p:share'
             set -g __ck_subs create show list invite remove update delete resolve accept leave
         case 'p:share create'
@@ -67,10 +67,12 @@ function __ck_info --description 'Subcommands, options taking a value and record
         case 'p:share update'
             set -a __ck_vopts --public-permission --title
         case 'p:device'
-            set -g __ck_subs list create show records save remove delete
+            set -g __ck_subs list create show records save remove conflicts resolve delete
         case 'p:device save'
             set -a __ck_vopts --name --unset
             set -g __ck_rt 2
+        case 'p:device resolve'
+            set -a __ck_vopts --take
         case 'p:user'
             set -g __ck_subs list show create
         case 'p:account'
@@ -457,6 +459,8 @@ complete -c ck -n '__ck_arg \'changes zone\' 0' -x -a '(__ck_dynamic customZone)
 complete -c ck -n '__ck_at \'changes database\'' -l since -x -d 'Changes after this syncToken (from the previous call); omit to start from the beginning.'
 complete -c ck -n '__ck_at \'changes database\'' -l limit -x -d 'At most n items (resultsLimit); moreComing says when to ask again.'
 complete -c ck -n '__ck_at \'sync\'' -l conflicts -x -a 'local server' -d 'Who wins a key both sides changed: local (default) or server.'
+complete -c ck -n '__ck_at \'sync\'' -l on-conflict -x -d 'A failed save: merge (default), server, client, manual, or a merge command.'
+complete -c ck -n '__ck_at \'sync\'' -l conflict-timeout -x -d 'Most seconds a merge command may run (default: 10).'
 complete -c ck -n '__ck_at \'sync\'' -l max-wait -x -d 'Most seconds to wait in all for retries after retryAfter (default: 5).'
 complete -c ck -n '__ck_at \'sync\'' -l no-retry -d 'Stop at the first retryable error (exit 5, with the wait in the message).'
 complete -c ck -n '__ck_arg \'sync\' 0' -x -a '(__ck_dynamic device)' -d 'Device name: letters, digits, \'-\', \'_\', \'.\'.'
@@ -491,6 +495,8 @@ complete -c ck -n '__ck_arg \'device\' 0' -a 'show' -d 'Show a device: user, tok
 complete -c ck -n '__ck_arg \'device\' 0' -a 'records' -d 'List a device\'s records, pending edits marked (all zones, or -z).'
 complete -c ck -n '__ck_arg \'device\' 0' -a 'save' -d 'Save a record on a device only; \'ck sync\' pushes it.'
 complete -c ck -n '__ck_arg \'device\' 0' -a 'remove' -d 'Delete a record on a device only; \'ck sync\' pushes the deletion.'
+complete -c ck -n '__ck_arg \'device\' 0' -a 'conflicts' -d 'List a device\'s pending conflicts: failed saves left to the app (all zones, or -z).'
+complete -c ck -n '__ck_arg \'device\' 0' -a 'resolve' -d 'Resolve a pending conflict: keep the server\'s record, the device\'s, or some fields of each.'
 complete -c ck -n '__ck_arg \'device\' 0' -a 'delete' -d 'Delete a device\'s replica file (its unsynced edits are lost).'
 complete -c ck -n '__ck_arg \'device show\' 0' -x -a '(__ck_dynamic device)' -d 'Device name: letters, digits, \'-\', \'_\', \'.\'.'
 complete -c ck -n '__ck_arg \'device records\' 0' -x -a '(__ck_dynamic device)' -d 'Device name: letters, digits, \'-\', \'_\', \'.\'.'
@@ -501,6 +507,10 @@ complete -c ck -n '__ck_arg \'device save\' 1' -x -a '(__ck_dynamic recordType)'
 complete -c ck -n '__ck_arg \'device save\' 2+' -x -a '(__ck_dynamic fieldAssignment)' -d 'Field values to set: field[:type]=value.'
 complete -c ck -n '__ck_arg \'device remove\' 0' -x -a '(__ck_dynamic device)' -d 'Device name: letters, digits, \'-\', \'_\', \'.\'.'
 complete -c ck -n '__ck_arg \'device remove\' 1' -x -a '(__ck_dynamic recordName)' -d 'Record name.'
+complete -c ck -n '__ck_arg \'device conflicts\' 0' -x -a '(__ck_dynamic device)' -d 'Device name: letters, digits, \'-\', \'_\', \'.\'.'
+complete -c ck -n '__ck_at \'device resolve\'' -l take -x -d 'server, client, or a comma-separated list of fields to take from the device.'
+complete -c ck -n '__ck_arg \'device resolve\' 0' -x -a '(__ck_dynamic device)' -d 'Device name: letters, digits, \'-\', \'_\', \'.\'.'
+complete -c ck -n '__ck_arg \'device resolve\' 1' -x -a '(__ck_dynamic recordName)' -d 'Record name.'
 complete -c ck -n '__ck_at \'device delete\'' -l yes -s y -d 'Do not ask for confirmation.'
 complete -c ck -n '__ck_arg \'device delete\' 0' -x -a '(__ck_dynamic device)' -d 'Device name: letters, digits, \'-\', \'_\', \'.\'.'
 complete -c ck -n '__ck_arg \'user\' 0' -a 'list' -d 'List the users of the container.'

@@ -22,6 +22,18 @@ import Testing
         "ck completion zsh > ~/.zfunc/_ck": ["mkdir -p ~/.zfunc"],
         "ck completion fish > ~/.config/fish/completions/ck.fish": ["mkdir -p ~/.config/fish/completions"],
         "ck device save tablet Note --name n1 -z Notes title=Edited": ["ck zone create Notes"],
+        "ck device conflicts phone -o json": ["ck zone create Notes", "ck -z Notes record save Note --name n1 title=Hi body=b", "ck sync phone",
+                                               "ck device save phone Note --name n1 -z Notes title=Phone",
+                                               "ck -z Notes record save Note --name n1 --policy changed-keys title=Server",
+                                               "ck sync phone --on-conflict manual || true"],
+        "ck device resolve phone n1 -z Notes --take server": ["ck zone create Notes", "ck -z Notes record save Note --name n1 title=Hi body=b", "ck sync phone",
+                                               "ck device save phone Note --name n1 -z Notes title=Phone",
+                                               "ck -z Notes record save Note --name n1 --policy changed-keys title=Server",
+                                               "ck sync phone --on-conflict manual || true"],
+        "ck device resolve phone n1 -z Notes --take title,body": [
+            "ck device save phone Note --name n1 -z Notes title=Phone2 body=b2",
+            "ck -z Notes record save Note --name n1 --policy changed-keys title=Server2",
+            "ck sync phone --on-conflict manual || true"],
         "ck device save tablet Note --name n2 -z Notes title=Offline": ["ck zone create Notes"],
         "ck exec --import fixtures/dev.json -- ./smoke.sh": [
             "mkdir -p fixtures", "ck --data-dir seed record save Note title=Hi", "ck --data-dir seed export --file fixtures/dev.json",
