@@ -135,6 +135,11 @@ import Testing
         let missing = try s.ck("device", "resolve", "phone", "n1", "-z", "Notes")
         #expect(missing.status == 64, "\(missing.stderr)")
         #expect(try conflicts(s).count == 1, "a refused resolve changed nothing")
+        let empty = try s.ck("sync", "phone", "--on-conflict", " ")
+        #expect(empty.status == 64 && empty.stderr.contains("--on-conflict: expected merge, server, client, manual or a command"), "\(empty.stderr)")
+        let timeout = try s.ck("sync", "phone", "--on-conflict", "cat", "--conflict-timeout", "0")
+        #expect(timeout.status == 64, "\(timeout.stderr)")
+        #expect(try conflicts(s).count == 1, "a refused sync changed nothing")
     }
 
     @Test func serverAndClientPolicies() throws {
