@@ -102,9 +102,14 @@ import Testing
 
     @Test func resolveTakesServerClientOrFields() throws {
         let s = try Sandbox()
-        try conflict(s, records: ["a", "b", "c"])
+        let tags = try conflict(s, records: ["a", "b", "c"])
         let held = try s.ck("sync", "phone", "--on-conflict", "manual", "-o", "json")
         #expect(held.status == 10)
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(held.stdout.utf8)) as? [String: Any], "\(held.stdout)")
+        let reported = try #require(report["conflicts"] as? [[String: Any]])
+        #expect(reported.map { $0["recordName"] as? String } == ["a", "b", "c"])
+        #expect(reported.map { $0["serverRecordChangeTag"] as? String } == ["a", "b", "c"].map { tags.server[$0] })
+        #expect(reported.map { ($0["error"] as? [String: Any])?["ckErrorCode"] as? String } == Array(repeating: "serverRecordChanged", count: 3))
         #expect(try conflicts(s).map { $0["recordName"] as? String } == ["a", "b", "c"])
         let server = try s.ck("device", "resolve", "phone", "a", "-z", "Notes", "--take", "server")
         #expect(server.status == 0, "\(server.stderr)")
@@ -176,6 +181,19 @@ import Testing
         let sent = try s.ck("sync", "phone")
         #expect(sent.status == 0, "\(sent.stderr)")
         #expect(fields(try server(s, "n1")) == ["body=b2", "count=1", "title=Phone"])
+    }
+
+    @Test(RequiredTool.needed("jq")) func aMergeProgramSeesADeletedRecordAndMayDelete() throws {
+        let s = try Sandbox()
+        try conflict(s, records: ["a", "b"])
+        #expect(try s.ck("-z", "Notes", "record", "delete", "a", "-y").status == 0)
+        // Keep what the server deleted (as the device has it), delete what the server changed.
+        try s.write("jq -c 'if .server == null then .client else null end'", to: "keep.sh")
+        let r = try s.ck("sync", "phone", "--on-conflict", "sh keep.sh")
+        #expect(r.status == 0, "\(r.stdout) \(r.stderr)")
+        #expect(r.stdout.contains("pushed\tsave\tNotes\ta\n") && r.stdout.contains("pushed\tdelete\tNotes\tb\n"), "\(r.stdout)")
+        #expect(fields(try server(s, "a")) == ["body=b2", "count=1", "title=Phone"])
+        #expect(try s.ck("-z", "Notes", "record", "fetch", "b").status == 3)
     }
 
     @Test func aMergeProgramThatFailsLeavesTheEditPending() throws {
