@@ -47,10 +47,17 @@ extension Device {
         return held.isEmpty ? edits : edits.filter { !held.contains($0.zone + "/" + $0.name) }
     }
 
-    /// Forgets the held conflicts, so their edits are sent again and meet the sync's `--on-conflict` anew.
+    /// Forgets the held conflicts, so their edits are sent again and meet the sync's `--on-conflict` anew. An edit
+    /// held as a create (its record deleted on the server) is based on its ancestor again, so that it meets the
+    /// deletion rather than create the record behind the policy's back.
     package func releaseConflicts() throws(CKError) {
-        try prepareConflicts()
-        try transaction { () throws(CKError) in try run("DELETE FROM conflicts") }
+        try transaction { () throws(CKError) in
+            for c in try conflicts() where c.server == nil {
+                guard let a = c.ancestor, let p = try pendingEdit(zone: c.zoneName, name: c.recordName), p.base == nil else { continue }
+                try rebasePending(zone: c.zoneName, name: c.recordName, on: try Record(json: a, path: path + ": conflicts.ancestor"))
+            }
+            try run("DELETE FROM conflicts")
+        }
     }
 
     /// Stores a failed save for the app to resolve; the edit itself stays pending.

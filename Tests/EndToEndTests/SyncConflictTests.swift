@@ -187,13 +187,23 @@ import Testing
         let s = try Sandbox()
         try conflict(s, records: ["a", "b"])
         #expect(try s.ck("-z", "Notes", "record", "delete", "a", "-y").status == 0)
-        // Keep what the server deleted (as the device has it), delete what the server changed.
-        try s.write("jq -c 'if .server == null then .client else null end'", to: "keep.sh")
+        // Held first: a sync given the program later hands it the same three versions.
+        let held = try s.ck("sync", "phone", "--on-conflict", "manual")
+        #expect(held.status == 10 && held.stdout.contains("conflict\tNotes\ta\t-\t"), "\(held.stdout)")
+        // Keep what the server deleted (as the device has it, from its ancestor), delete what the server changed.
+        try s.write("jq -c 'if .server == null and .ancestor.fields.title.value == \"Hello\" then .client else null end'", to: "keep.sh")
         let r = try s.ck("sync", "phone", "--on-conflict", "sh keep.sh")
         #expect(r.status == 0, "\(r.stdout) \(r.stderr)")
         #expect(r.stdout.contains("pushed\tsave\tNotes\ta\n") && r.stdout.contains("pushed\tdelete\tNotes\tb\n"), "\(r.stdout)")
         #expect(fields(try server(s, "a")) == ["body=b2", "count=1", "title=Phone"])
         #expect(try s.ck("-z", "Notes", "record", "fetch", "b").status == 3)
+        // Under merge, a deletion held for the app still wins when released: the record is not created behind it.
+        try conflict(s, records: ["c"])
+        #expect(try s.ck("-z", "Notes", "record", "delete", "c", "-y").status == 0)
+        #expect(try s.ck("sync", "phone", "--on-conflict", "manual").status == 10)
+        let merged = try s.ck("sync", "phone", "--on-conflict", "merge")
+        #expect(merged.status == 0 && merged.stdout.contains("dropped\tNotes\tc\tdeleted on the server"), "\(merged.stdout) \(merged.stderr)")
+        #expect(try s.ck("-z", "Notes", "record", "fetch", "c").status == 3)
     }
 
     @Test func aMergeProgramThatFailsLeavesTheEditPending() throws {
