@@ -156,6 +156,10 @@ import Testing
         int.process.interrupt()
         _ = Sandbox.finish(int.process, out: int.out, err: int.err)
         #expect(int.process.terminationStatus == 130)
+        // A subscription that doesn't exist is refused at once instead of waited for.
+        let unknown = try s.ck("notification", "watch", "--subscription", "nosuch", "--timeout", "60")
+        #expect(unknown.status == 3)
+        #expect(unknown.stderr.contains("Subscription not found: 'nosuch'"), "\(unknown.stderr)")
         // The store deleted under the watch: a clear error, exit 3.
         let gone = try s.launch(["notification", "watch", "--timeout", "60"])
         _ = waitUntilWatching(gone.err)

@@ -20,6 +20,8 @@ extension NotificationCommand {
         let only = inv.parsed.value("subscription")
         let root = inv.storeLocation.path
         let db = try inv.database()
+        // A misspelt subscription would wait forever for a notification that can't come.
+        if let only { _ = try db.subscription(only) }
         let response = NotificationsResponse(notifications: [], database: db)
         StopSignal.catchInterruptAndTerminate()
         // What exists now was made before the watch: only what comes after is printed.

@@ -62,6 +62,8 @@ enum ServeCommand {
         options.singleUseTokens = inv.parsed.flag("single-use-tokens")
         if inv.parsed.flag("no-auth") {
             _ = try inv.caller()
+            // A near miss of a listed user (--as alcie beside alice) would start a server refusing every request.
+            _ = try inv.container().resolveUser(inv.user)
             options.noAuthUser = inv.user
         }
         let store = try inv.store()
