@@ -9,6 +9,9 @@ public struct ModifyResult: Sendable {
     public var results: [RecordResult]
     /// True when the zone applied the request atomically.
     public var atomic: Bool
+    /// Records a DELETE_SELF cascade removed after the request, in the default zone (not in `results`: the request's
+    /// answer does not list them, as CloudKit runs that cascade asynchronously).
+    public var removedAfter: [RecordResult] = []
 
     public var failures: [CKError.ItemFailure] {
         results.compactMap { r in r.error.map { CKError.ItemFailure(id: r.recordName, error: $0) } }
@@ -121,7 +124,7 @@ extension CKDatabase {
                 results.append(.failed(recordName: op.recordName ?? "", error))
             }
         }
-        session.applyPendingCascades()
+        let removedAfter = session.applyPendingCascades()
         if atomic && results.contains(where: { $0.error != nil }) {
             let failed = results.map { r -> RecordResult in
                 if r.error != nil { return r }
@@ -137,7 +140,7 @@ extension CKDatabase {
             }
             return r
         }
-        return ModifyResult(results: latest + cascaded, atomic: atomic)
+        return ModifyResult(results: latest + cascaded, atomic: atomic, removedAfter: removedAfter)
     }
 
     /// Fetches records by name; a missing name gives unknownItem for that name.
@@ -527,12 +530,14 @@ package struct ModifySession {
 
     /// The default zone's cascades of this request's deletes, once its operations are done (in the same write).
     /// A cascade refused by what a later operation of the request did (a new VALIDATE reference) is dropped.
-    package mutating func applyPendingCascades() {
+    package mutating func applyPendingCascades() -> [RecordResult] {
+        var removed: [RecordResult] = []
         for name in pendingCascades {
             let m = mark()
-            do throws(CKError) { _ = try cascade(from: name) } catch { rollback(to: m) }
+            do throws(CKError) { removed += try cascade(from: name) } catch { rollback(to: m) }
         }
         pendingCascades = []
+        return removed
     }
 
     /// VALIDATE: a target is deleted only after every record pointing at it is gone.
