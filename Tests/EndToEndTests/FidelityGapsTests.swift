@@ -171,6 +171,26 @@ import Testing
         #expect(try s.ck("doctor").status == 0)
     }
 
+    // MARK: over HTTP
+
+    @Test func overWebServicesSlashNamesCreateConflictsAndTheDefaultZoneCascade() throws {
+        let f = try WireFixture(setup: [["record", "save", "Note", "--name", "n1", "title=One"],
+                                        ["record", "save", "Item", "--name", "i1", "owner:reference:deleteSelf=n1"]])
+        // A name with '/' travels in the body, as CloudKit's do.
+        let made = try f.ok("records/modify", #"{"operations":[{"operationType":"create","record":{"recordName":"2/2/ab","recordType":"Note","fields":{"title":{"value":"x"}}}}]}"#)
+        #expect(try WireFixture.only(made)["recordName"] == .string("2/2/ab"), "\(made.serialized())")
+        #expect(try f.lookup("2/2/ab", zone: "_defaultZone")["fields"]?["title"]?["value"] == .string("x"))
+        // A create of an existing record: EXISTS with Web Services' keys only (it has none for the client record).
+        let again = try f.ok("records/modify", #"{"operations":[{"operationType":"create","record":{"recordName":"2/2/ab","recordType":"Note","fields":{"title":{"value":"y"}}}}]}"#)
+        let item = try WireFixture.only(again)
+        #expect(item["serverErrorCode"] == .string("EXISTS"))
+        #expect(WireFixture.keys(item) == ["reason", "recordName", "serverErrorCode"], "\(item.serialized())")
+        // The default zone's cascade: the answer is the delete alone, and the next request no longer finds i1.
+        let del = try f.ok("records/modify", #"{"operations":[{"operationType":"forceDelete","record":{"recordName":"n1"}}]}"#)
+        #expect(try WireFixture.only(del)["recordName"] == .string("n1"))
+        #expect(try f.lookup("i1", zone: "_defaultZone")["serverErrorCode"] == .string("NOT_FOUND"))
+    }
+
     // MARK: the zone of a query without one
 
     @Test func aQueryWithoutAZoneSearchesTheDefaultZoneOnly() throws {
