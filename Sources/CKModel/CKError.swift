@@ -99,6 +99,13 @@ public struct CKError: Error, Sendable, CustomStringConvertible {
 
     public var description: String { "\(code.name) (\(code.rawValue)): \(reason)" }
 
+    /// The error as the answer to the request `id`: its uuid, unless it already answers one.
+    public func answering(_ id: String) -> CKError {
+        var e = self
+        if e.requestID == nil { e.requestID = id }
+        return e
+    }
+
     /// The reason without the place it starts with.
     public var message: String {
         guard let place, reason.hasPrefix(place + ": ") else { return reason }
@@ -110,12 +117,13 @@ public struct CKError: Error, Sendable, CustomStringConvertible {
         Diagnostic(severity, place: place, message, hint: hint)
     }
 
-    /// The error as a Web Services-style error dictionary.
+    /// The error as a Web Services-style error dictionary (with `uuid` when it answers a request).
     public var json: JSON {
         var o: [String: JSON] = [
             "ckErrorCode": .string(code.name), "code": .int(Int64(code.rawValue)),
             "serverErrorCode": .string(serverErrorCode), "reason": .string(reason),
         ]
+        if let requestID { o["uuid"] = .string(requestID) }
         if let retryAfter { o["retryAfter"] = .double(retryAfter) }
         if let hint { o["hint"] = .string(hint) }
         // `rule` is for request logs (ck serve's): `context` already says the same to people and scripts.
@@ -124,6 +132,8 @@ public struct CKError: Error, Sendable, CustomStringConvertible {
             o["errors"] = .array(items.map { item in
                 var e = item.error.json.objectValue ?? [:]
                 e["id"] = .string(item.id)
+                // Each per-item error of a Web Services answer carries its request's uuid.
+                if let uuid = item.error.requestID ?? requestID { e["uuid"] = .string(uuid) }
                 return .object(e)
             })
         }

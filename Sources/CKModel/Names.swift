@@ -56,9 +56,10 @@ public enum Names {
         }
     }
 
-    /// A record name: ASCII, 1–255 characters, no leading underscore (and never a path component).
+    /// A record name: printable ASCII, 1–255 characters, no leading underscore. '/', '.' and '..' are allowed, as
+    /// in CloudKit (a live record name is `2/2/<hex>`): no record name ever becomes part of a file path in ck.
     public static func validateRecordName(_ name: String) throws(CKError) {
-        try validateASCIIName(name, what: "record name")
+        try validateASCIIName(name, what: "record name", pathSafe: false)
     }
 
     /// Longest zone name ck can keep: its log is `<name>.jsonl`, and a file name has at most 255 bytes.
@@ -74,7 +75,9 @@ public enum Names {
         }
     }
 
-    package static func validateASCIIName(_ name: String, what: String) throws(CKError) {
+    /// CloudKit's rule for a name (ASCII, 1–255, no leading underscore); `pathSafe` adds ck's own for names that
+    /// become file names (zones): not '.', '..', nor containing '/'.
+    package static func validateASCIIName(_ name: String, what: String, pathSafe: Bool = true) throws(CKError) {
         guard !name.isEmpty else { throw CKError.invalid("\(what) must not be empty") }
         guard name.utf8.count <= maxLength else {
             throw CKError.invalid("\(what) '\(describe(name))' is \(name.utf8.count) bytes long; the limit is \(maxLength)")
@@ -87,7 +90,7 @@ public enum Names {
             throw CKError.invalid("\(what) '\(describe(name))' must not start with an underscore (reserved by CloudKit)")
         }
         // CloudKit allows these characters; a file name derived from the name must not escape the store.
-        guard name != "." && name != ".." && !name.contains("/") else {
+        guard !pathSafe || (name != "." && name != ".." && !name.contains("/")) else {
             throw CKError.invalid("\(what) '\(describe(name))' may not be '.', '..' or contain '/'")
         }
     }

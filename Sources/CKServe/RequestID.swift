@@ -5,7 +5,7 @@ import Synchronization
 /// Every request gets one, so it is made without Foundation's `UUID` (a random read and a formatter, a sizeable
 /// part of a small request's cost): a counter goes through two keyed bijections of 64 bits (two ids of one process
 /// would have to agree on both halves to collide), and the random keys make the ids of two runs unrelated.
-enum RequestID {
+package enum RequestID {
     private static let counter = Atomic<UInt64>(0)
     private static let keys: (UInt64, UInt64) = {
         var g = SystemRandomNumberGenerator()
@@ -13,7 +13,7 @@ enum RequestID {
     }()
 
     /// The next id, as 36 upper-case hex digits and dashes (8-4-4-4-12).
-    static func next() -> String {
+    package static func next() -> String {
         let n = counter.add(1, ordering: .relaxed).newValue
         let high = (mix(n ^ keys.0) & 0xFFFF_FFFF_FFFF_0FFF) | 0x0000_0000_0000_4000
         let low = (mix(n &+ keys.1) & 0x3FFF_FFFF_FFFF_FFFF) | 0x8000_0000_0000_0000

@@ -21,7 +21,8 @@ extension CKDatabase {
     /// Deletes records a query listed, in requests of at most 200 operations (CloudKit's limit per request), each
     /// operation on its own. Each delete is checked against the change tag the query saw, so a record changed
     /// since it was listed is refused with serverRecordChanged rather than deleted unseen. A listed record that an
-    /// earlier deletion already removed through a DELETE_SELF reference is reported once, as that cascade.
+    /// earlier deletion already removed through a DELETE_SELF reference is reported once, as that cascade (in the
+    /// default zone, where the cascade runs after its request and is not reported, it is not sent again).
     /// `each` sees every request's results, in order.
     public func deleteListed(_ records: [Record], zone zoneName: String = Names.defaultZoneName,
                              each: (ModifyResult) throws(CKError) -> Void) throws(CKError) {
@@ -33,7 +34,7 @@ extension CKDatabase {
                 .map { RecordOperation(type: .delete, recordName: $0.recordName, changeTag: $0.changeTag) }
         }
         try modify(requests: requests, zone: zoneName, atomic: false) { (result) throws(CKError) in
-            for case .deleted(let name, _, true) in result.results { cascaded.insert(name) }
+            for case .deleted(let name, _, true) in result.results + result.removedAfter { cascaded.insert(name) }
             var kept = result
             kept.results = result.results.filter { r in
                 !(r.error?.code == .unknownItem && cascaded.contains(r.recordName))

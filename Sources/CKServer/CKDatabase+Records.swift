@@ -9,6 +9,9 @@ public struct ModifyResult: Sendable {
     public var results: [RecordResult]
     /// True when the zone applied the request atomically.
     public var atomic: Bool
+    /// Records a DELETE_SELF cascade removed after the request, in the default zone (not in `results`: the request's
+    /// answer does not list them, as CloudKit runs that cascade asynchronously).
+    public var removedAfter: [RecordResult] = []
 
     public var failures: [CKError.ItemFailure] {
         results.compactMap { r in r.error.map { CKError.ItemFailure(id: r.recordName, error: $0) } }
@@ -121,6 +124,7 @@ extension CKDatabase {
                 results.append(.failed(recordName: op.recordName ?? "", error))
             }
         }
+        let removedAfter = session.applyPendingCascades()
         if atomic && results.contains(where: { $0.error != nil }) {
             let failed = results.map { r -> RecordResult in
                 if r.error != nil { return r }
@@ -136,7 +140,7 @@ extension CKDatabase {
             }
             return r
         }
-        return ModifyResult(results: latest + cascaded, atomic: atomic)
+        return ModifyResult(results: latest + cascaded, atomic: atomic, removedAfter: removedAfter)
     }
 
     /// Fetches records by name; a missing name gives unknownItem for that name.
@@ -201,6 +205,8 @@ package struct ModifySession {
     package var quota: QuotaBudget?
     /// An after-commit rule fired for one of the records.
     package var lostResponse: CKError?
+    /// Records this request deleted in the default zone, whose DELETE_SELF cascades run after its operations.
+    package var pendingCascades: [String] = []
 
     package init(db: CKDatabase, zone: Zone, logPath: String, reader: ZoneReader, schema: Schema, seq: Int64,
          stagedAssets: [String: [UInt8]], gate: RecordGate, files: FileSource) {
@@ -307,7 +313,7 @@ package struct ModifySession {
             if let existing {
                 throw CKError(.serverRecordChanged, "record to insert already exists", serverErrorCode: "EXISTS",
                               hint: "to overwrite it, pass --if-tag \(existing.changeTag) or --policy changed-keys",
-                              details: ["serverRecord": existing.json()])
+                              details: ["serverRecord": existing.json(), "clientRecord": clientRecord(existing, op: op)])
             }
         case .update, .replace:
             guard let existing else {
@@ -438,8 +444,25 @@ package struct ModifySession {
     }
 
     package func conflict(_ server: Record, op: RecordOperation, verb: String) -> CKError {
-        var client: [String: JSON] = ["recordName": .string(server.recordName),
-                                      "recordChangeTag": .string(op.changeTag ?? "")]
+        var details: [String: JSON] = ["serverRecord": server.json(), "clientRecord": clientRecord(server, op: op)]
+        // The version the client started from, if the log still has it (read only on a conflict).
+        for e in (try? ZoneLog.read(logPath))?.entries ?? [] {
+            if case .save(_, let r) = e, r.recordName == server.recordName, r.changeTag == op.changeTag {
+                details["ancestorRecord"] = r.json()
+            }
+        }
+        let next = op.type.isDelete ? "delete with --if-tag \(server.changeTag)" : "merge, and save with --if-tag \(server.changeTag)"
+        return CKError(.serverRecordChanged, "client oplock error \(verb) record",
+                       hint: "the server has change tag \(server.changeTag); fetch the record, \(next)",
+                       details: details)
+    }
+
+    /// The record a refused save or delete sent (CKRecordChangedErrorClientRecordKey): its fields as given, and
+    /// the change tag it named (none for a create).
+    package func clientRecord(_ server: Record, op: RecordOperation) -> JSON {
+        var client: [String: JSON] = ["recordName": .string(server.recordName)]
+        // A new record has no change tag yet; a stale update or delete shows the one it named.
+        if op.type != .create { client["recordChangeTag"] = .string(op.changeTag ?? "") }
         var fields: [String: JSON] = [:]
         for (k, input) in op.fields {
             switch input {
@@ -455,17 +478,7 @@ package struct ModifySession {
         }
         client["fields"] = .object(fields)
         client["recordType"] = .string(op.recordType ?? server.recordType)
-        var details: [String: JSON] = ["serverRecord": server.json(), "clientRecord": .object(client)]
-        // The version the client started from, if the log still has it (read only on a conflict).
-        for e in (try? ZoneLog.read(logPath))?.entries ?? [] {
-            if case .save(_, let r) = e, r.recordName == server.recordName, r.changeTag == op.changeTag {
-                details["ancestorRecord"] = r.json()
-            }
-        }
-        let next = op.type.isDelete ? "delete with --if-tag \(server.changeTag)" : "merge, and save with --if-tag \(server.changeTag)"
-        return CKError(.serverRecordChanged, "client oplock error \(verb) record",
-                       hint: "the server has change tag \(server.changeTag); fetch the record, \(next)",
-                       details: details)
+        return .object(client)
     }
 
     /// A delete's refusals before the grants are asked: the record must exist and not be a user record.
@@ -483,8 +496,26 @@ package struct ModifySession {
         if op.type == .delete, existing.changeTag != op.changeTag { throw conflict(existing, op: op, verb: "deleting") }
         try checkNotValidated(name)
         removeRecord(existing)
-        // DELETE_SELF references: records pointing at a deleted record go too, chained.
         var cascaded: [RecordResult] = try shareCascade(existing)
+        let deleted = RecordResult.deleted(recordName: name, recordType: existing.recordType, cascade: false)
+        if zone.zoneID.zoneName == Names.defaultZoneName {
+            // CloudKit runs DELETE_SELF "asynchronously in the default zone": the request goes on seeing the owned
+            // records and its answer does not list them; `applyPendingCascades` removes them after its last
+            // operation, in the same write, so the next read no longer finds them. A cascade that would be refused
+            // refuses the delete now, as in a custom zone: tried here, undone, redone at the end.
+            let m = mark()
+            do throws(CKError) { _ = try cascade(from: name) } catch { rollback(to: m); throw error }
+            rollback(to: m)
+            pendingCascades.append(name)
+            return (deleted, cascaded)
+        }
+        cascaded += try cascade(from: name)
+        return (deleted, cascaded)
+    }
+
+    /// DELETE_SELF references: the records pointing at a deleted record go too, chained.
+    package mutating func cascade(from name: String) throws(CKError) -> [RecordResult] {
+        var cascaded: [RecordResult] = []
         var queue = [name]
         while let target = queue.popLast() {
             for r in try referrers(to: target, action: .deleteSelf) {
@@ -494,7 +525,19 @@ package struct ModifySession {
                 queue.append(r.recordName)
             }
         }
-        return (.deleted(recordName: name, recordType: existing.recordType, cascade: false), cascaded)
+        return cascaded
+    }
+
+    /// The default zone's cascades of this request's deletes, once its operations are done (in the same write).
+    /// A cascade refused by what a later operation of the request did (a new VALIDATE reference) is dropped.
+    package mutating func applyPendingCascades() -> [RecordResult] {
+        var removed: [RecordResult] = []
+        for name in pendingCascades {
+            let m = mark()
+            do throws(CKError) { removed += try cascade(from: name) } catch { rollback(to: m) }
+        }
+        pendingCascades = []
+        return removed
     }
 
     /// VALIDATE: a target is deleted only after every record pointing at it is gone.

@@ -29,7 +29,12 @@ extension RecordCommand {
             self.init(RecordsResponse(results: results, keys: keys), database: database, width: width, list: list, page: page)
         }
 
-        var json: JSON { response.json(database: database) }
+        var json: JSON {
+            // A failed item's error dictionary carries the request's uuid, as a Web Services one does.
+            var r = response
+            r.errors = r.errors.map { RecordItemError(recordName: $0.recordName, error: $0.error.answering(CommandRequest.uuid)) }
+            return r.json(database: database)
+        }
         var jsonLines: [JSON] { response.jsonLines(database: database) }
         var plain: [String] {
             response.records.map { item in

@@ -4,7 +4,7 @@ enum RecordDeleteCommand {
     static let spec = CommandSpec(
         "delete", summary: "Delete records by name, or every record a query matches.",
         discussion: """
-        Deleting a record also deletes the records in its zone that point at it with a DELETE_SELF reference. A missing name is reported as unknownItem. With several names, ck asks first on a terminal unless -y is given.
+        Deleting a record also deletes the records in its zone that point at it with a DELETE_SELF reference: at once in a custom zone (printed with it), after the request in the default zone (not printed; gone by the next command), as in CloudKit. A missing name is reported as unknownItem. With several names, ck asks first on a terminal unless -y is given.
 
         With --query the arguments are a record type and an optional predicate, as for 'ck query' (the same indexes and permissions apply; --arg and --filters work as there). ck lists every match, then deletes them in requests of at most 200 (CloudKit's limit per request), each deletion on its own; a record changed since it was listed is refused with serverRecordChanged, not deleted. --dry-run prints what would go and deletes nothing. A delete by query asks first on a terminal; elsewhere it needs -y.
         """,

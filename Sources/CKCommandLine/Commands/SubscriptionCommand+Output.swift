@@ -59,7 +59,11 @@ extension SubscriptionCommand {
     struct Deleted: CommandOutput {
         var response: SubscriptionDeletions
 
-        var json: JSON { response.json }
+        var json: JSON {
+            var r = response
+            r.errors = r.errors.map { .init(id: $0.id, error: $0.error.answering(CommandRequest.uuid)) }
+            return r.json
+        }
         var jsonLines: [JSON] { response.jsonLines }
         var names: [String] { response.deleted }
         var plain: [String] { response.deleted.map { $0 + "\tdeleted" } }

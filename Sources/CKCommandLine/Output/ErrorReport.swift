@@ -58,7 +58,7 @@ enum ErrorReport {
         case let e as CKError:
             if json {
                 // Programs get the input they sent in the details; the messages are bounded as on a terminal.
-                var o = e.json.objectValue ?? [:]
+                var o = e.answering(CommandRequest.uuid).json.objectValue ?? [:]
                 o["reason"] = .string(boundedLines(e.reason))
                 if let hint = e.hint { o["hint"] = .string(boundedLines(hint)) }
                 terminal.writeErr(JSON.object(o).serialized() + "\n")

@@ -145,7 +145,8 @@ enum RecordText {
     /// A one-line summary of a record dictionary, for conflict reports.
     static func summary(_ json: JSON) -> String {
         var parts: [String] = []
-        if let tag = json["recordChangeTag"]?.stringValue { parts.append("tag \(tag)") }
+        // A record a create sent has no change tag yet.
+        parts.append(json["recordChangeTag"]?.stringValue.map { "tag \($0)" } ?? "new")
         if let t = json["modified"]?["timestamp"]?.int64Value {
             parts.append("modified \(ISO8601.format(milliseconds: t)) by \(json["modified"]?["userRecordName"]?.stringValue ?? "?")")
         }

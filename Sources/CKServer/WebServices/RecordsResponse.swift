@@ -85,7 +85,10 @@ public struct RecordItemError: Sendable {
     }
 
     public var json: JSON {
-        .object(["recordName": .string(recordName), "serverErrorCode": .string(error.serverErrorCode),
-                 "reason": .string(error.reason), "ckErrorCode": .string(error.code.name), "code": .int(Int64(error.code.rawValue))])
+        var o: [String: JSON] = ["recordName": .string(recordName), "serverErrorCode": .string(error.serverErrorCode),
+                                 "reason": .string(error.reason), "ckErrorCode": .string(error.code.name),
+                                 "code": .int(Int64(error.code.rawValue))]
+        if let uuid = error.requestID { o["uuid"] = .string(uuid) }
+        return .object(o)
     }
 }

@@ -22,8 +22,11 @@ public struct SubscriptionDeletions: Sendable {
 
     /// Web Services' per-subscription error dictionary: `subscriptionID`, `reason`, `serverErrorCode` (and ck's `ckErrorCode`, `code`).
     package static func errorJSON(_ f: CKError.ItemFailure) -> JSON {
-        .object(["subscriptionID": .string(f.id), "serverErrorCode": .string(f.error.serverErrorCode),
-                 "reason": .string(f.error.reason), "ckErrorCode": .string(f.error.code.name), "code": .int(Int64(f.error.code.rawValue))])
+        var o: [String: JSON] = ["subscriptionID": .string(f.id), "serverErrorCode": .string(f.error.serverErrorCode),
+                                 "reason": .string(f.error.reason), "ckErrorCode": .string(f.error.code.name),
+                                 "code": .int(Int64(f.error.code.rawValue))]
+        if let uuid = f.error.requestID { o["uuid"] = .string(uuid) }
+        return .object(o)
     }
 
     /// `{"deleted": [ids]}`, plus `errors` when some failed.
