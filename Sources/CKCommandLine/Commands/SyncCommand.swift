@@ -12,10 +12,12 @@ enum SyncCommand {
                              choices: ConflictPolicy.allCases.map(\.rawValue)),
                   OptionSpec("max-wait", value: "seconds", help: "Most seconds to wait in all for retries after retryAfter (default: 5).",
                              rule: .number(min: 0)),
-                  OptionSpec("no-retry", help: "Stop at the first retryable error (exit 5, with the wait in the message).")],
+                  OptionSpec("no-retry", help: "Stop at the first retryable error (exit 5, with the wait in the message)."),
+                  OptionSpec("events", help: "Print each CKSyncEngine event as it happens, one JSON object a line (as -o jsonl).")],
         examples: [("ck sync phone", "Create device phone on first use and fetch the user's custom zones."),
                    ("ck sync tablet --conflicts server", "Sync tablet; on a conflicting key the server's value wins."),
-                   ("ck sync phone -o json", "The sync report as JSON.")],
+                   ("ck sync phone -o json", "The sync report as JSON."),
+                   ("ck sync phone --events", "The engine's events (stateUpdate, fetchedRecordZoneChanges, …) as JSON Lines.")],
         run: run)
 
     static func run(_ inv: Invocation) throws -> Int32 {
@@ -35,6 +37,16 @@ enum SyncCommand {
         }
         engine.maxWait = maxWait
         engine.retry = !inv.parsed.flag("no-retry")
+        // The event stream replaces the report: each line is written and flushed as it happens, so a sync that
+        // stops (or a crash) leaves a prefix of whole lines.
+        let format = try inv.outputFormat()
+        let streaming = inv.parsed.flag("events") || format == .jsonl
+        if streaming {
+            engine.events = { e in
+                inv.line(e.json.serialized())
+                StreamWriter.stdout.flush()
+            }
+        }
         let report: SyncReport
         do { report = try engine.sync() } catch {
             bar?.finish()
@@ -51,16 +63,16 @@ enum SyncCommand {
         bar?.finish()
         // A sync the server stopped (throttled past --max-wait, the account) reports what it did, then fails.
         if let stopped = report.stopped {
-            try inv.emit(Report(report: report))
+            if !streaming { try inv.emit(Report(report: report)) }
             throw stopped
         }
         // The device's key-value store syncs too, after the records.
         let kv: KVSyncReport
         do { kv = try KeyValueSync(device: device).sync() } catch {
-            try inv.emit(Report(report: report))
+            if !streaming { try inv.emit(Report(report: report)) }
             throw error
         }
-        try inv.emit(Report(report: report, keyValue: kv))
+        if !streaming { try inv.emit(Report(report: report, keyValue: kv)) }
         if !report.kept.isEmpty {
             throw CKError(.partialFailure, "\(plural(report.kept.count, "edit")) \(report.kept.count == 1 ? "stays" : "stay") pending on device '\(name)'",
                           hint: "fix the cause and run 'ck sync \(name)' again; 'ck device show \(name)' counts what is pending",
