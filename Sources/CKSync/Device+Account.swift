@@ -35,6 +35,14 @@ extension Device {
         return try open(name, database: target, create: false)
     }
 
+    /// Refuses a device whose file a switch moved away while it was open (a sync that waited for the lock).
+    package func checkNotMoved() throws(CKError) {
+        guard FileIO.exists(path) else {
+            throw CKError(.unknownItem, "device '\(name)' of user '\(database.user)' was switched to another account while this command waited",
+                          hint: "'ck device list' shows the user's devices")
+        }
+    }
+
     /// The user record name the device belonged to before a switch not yet synced, or nil.
     package func switchedFrom() throws(CKError) -> String? {
         guard let u = try meta("userRecordName"), u != database.userRecordName else { return nil }

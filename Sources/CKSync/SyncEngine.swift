@@ -53,6 +53,7 @@ public struct SyncEngine {
         // One sync of a device at a time: a second waits rather than pushing the same edits twice.
         let lock = try FileLock(path: device.path + ".lock", exclusive: true)
         defer { lock.unlock() }
+        try device.checkNotMoved()
         var report = SyncReport(device: device.name)
         try checkAccount(&report)
         do {
