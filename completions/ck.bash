@@ -16,12 +16,13 @@ _ck_info() {
         'container use') _ck_subs='' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
         'container show') _ck_subs='' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
         'container delete') _ck_subs='' _ck_opts='--yes -y' _ck_vopts='' _ck_rt='' ;;
-        'zone') _ck_subs='create list show delete purge' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
+        'zone') _ck_subs='create list show delete purge reset-encrypted' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
         'zone create') _ck_subs='' _ck_opts='--zone-wide-sharing --capabilities' _ck_vopts='--capabilities' _ck_rt='' ;;
         'zone list') _ck_subs='' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
         'zone show') _ck_subs='' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
         'zone delete') _ck_subs='' _ck_opts='--yes -y' _ck_vopts='' _ck_rt='' ;;
         'zone purge') _ck_subs='' _ck_opts='--yes -y' _ck_vopts='' _ck_rt='' ;;
+        'zone reset-encrypted') _ck_subs='' _ck_opts='--yes -y' _ck_vopts='' _ck_rt='' ;;
         'record') _ck_subs='save fetch list delete' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
         'record save') _ck_subs='' _ck_opts='--name --parent --if-tag --policy --unset --fields-json --fields-file --fields-stdin --asset-file --batch --atomic --no-atomic --keys' _ck_vopts='--name --parent --if-tag --policy --unset --fields-json --fields-file --asset-file --batch --keys' _ck_rt='0' ;;
         'record fetch') _ck_subs='' _ck_opts='--keys' _ck_vopts='--keys' _ck_rt='' ;;
@@ -46,7 +47,7 @@ _ck_info() {
         'changes') _ck_subs='zone database' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
         'changes zone') _ck_subs='' _ck_opts='--since --limit --keys' _ck_vopts='--since --limit --keys' _ck_rt='' ;;
         'changes database') _ck_subs='' _ck_opts='--since --limit' _ck_vopts='--since --limit' _ck_rt='' ;;
-        'sync') _ck_subs='' _ck_opts='--conflicts --on-conflict --conflict-timeout --max-wait --no-retry' _ck_vopts='--conflicts --on-conflict --conflict-timeout --max-wait' _ck_rt='' ;;
+        'sync') _ck_subs='' _ck_opts='--conflicts --on-conflict --conflict-timeout --max-wait --no-retry --events' _ck_vopts='--conflicts --on-conflict --conflict-timeout --max-wait' _ck_rt='' ;;
         'share') _ck_subs='create show list invite remove update delete resolve accept leave' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
         'share create') _ck_subs='' _ck_opts='--public-permission --title --name' _ck_vopts='--public-permission --title --name' _ck_rt='' ;;
         'share show') _ck_subs='' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
@@ -58,7 +59,7 @@ _ck_info() {
         'share resolve') _ck_subs='' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
         'share accept') _ck_subs='' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
         'share leave') _ck_subs='' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
-        'device') _ck_subs='list create show records save remove conflicts resolve delete' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
+        'device') _ck_subs='list create show records save remove conflicts resolve delete switch-account' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
         'device list') _ck_subs='' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
         'device create') _ck_subs='' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
         'device show') _ck_subs='' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
@@ -68,6 +69,7 @@ _ck_info() {
         'device conflicts') _ck_subs='' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
         'device resolve') _ck_subs='' _ck_opts='--take' _ck_vopts='--take' _ck_rt='' ;;
         'device delete') _ck_subs='' _ck_opts='--yes -y' _ck_vopts='' _ck_rt='' ;;
+        'device switch-account') _ck_subs='' _ck_opts='--to' _ck_vopts='--to' _ck_rt='' ;;
         'user') _ck_subs='list show create' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
         'user list') _ck_subs='' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
         'user show') _ck_subs='' _ck_opts='' _ck_vopts='' _ck_rt='' ;;
@@ -179,6 +181,7 @@ _ck_value() {
         'share update:--public-permission') _ck_words 'none readOnly readWrite' ;;
         'device save:--name') _ck_dynamic recordName ;;
         'device save:--unset') _ck_dynamic field "$_ck_rtype" ;;
+        'device switch-account:--to') _ck_dynamic user ;;
         'fault add:--error') _ck_words 'internalError networkUnavailable networkFailure badContainer serviceUnavailable requestRateLimited missingEntitlement notAuthenticated permissionFailure unknownItem invalidArguments resultsTruncated serverRecordChanged serverRejectedRequest assetFileNotFound assetFileModified incompatibleVersion constraintViolation operationCancelled changeTokenExpired zoneBusy badDatabase quotaExceeded zoneNotFound limitExceeded userDeletedZone tooManyParticipants alreadyShared referenceViolation managedAccountRestricted participantMayNeedVerification serverResponseLost assetNotAvailable accountTemporarilyUnavailable participantAlreadyInvited' ;;
         'fault add:--op') _ck_words 'save fetch delete query zone subscription changes notification any' ;;
         'fault add:--type') _ck_dynamic recordType ;;
@@ -276,6 +279,9 @@ _ck_positional() {
         'zone purge')
             if (( $2 == 0 )); then _ck_dynamic customZone; fi
             ;;
+        'zone reset-encrypted')
+            if (( $2 == 0 )); then _ck_dynamic customZone; fi
+            ;;
         'record save')
             if (( $2 == 0 )); then _ck_dynamic recordType; fi
             if (( $2 >= 1 )); then _ck_dynamic fieldAssignment "$_ck_rtype"; fi
@@ -364,6 +370,9 @@ _ck_positional() {
             if (( $2 == 1 )); then _ck_dynamic recordName; fi
             ;;
         'device delete')
+            if (( $2 == 0 )); then _ck_dynamic device; fi
+            ;;
+        'device switch-account')
             if (( $2 == 0 )); then _ck_dynamic device; fi
             ;;
         'user show')

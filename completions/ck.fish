@@ -11,7 +11,7 @@ function __ck_info --description 'Subcommands, options taking a value and record
         case 'p:container'
             set -g __ck_subs create list use show delete
         case 'p:zone'
-            set -g __ck_subs create list show delete purge
+            set -g __ck_subs create list show delete purge reset-encrypted
         case 'p:zone create'
             set -a __ck_vopts --capabilities
         case 'p:record'
@@ -67,12 +67,14 @@ function __ck_info --description 'Subcommands, options taking a value and record
         case 'p:share update'
             set -a __ck_vopts --public-permission --title
         case 'p:device'
-            set -g __ck_subs list create show records save remove conflicts resolve delete
+            set -g __ck_subs list create show records save remove conflicts resolve delete switch-account
         case 'p:device save'
             set -a __ck_vopts --name --unset
             set -g __ck_rt 2
         case 'p:device resolve'
             set -a __ck_vopts --take
+        case 'p:device switch-account'
+            set -a __ck_vopts --to
         case 'p:user'
             set -g __ck_subs list show create
         case 'p:account'
@@ -312,6 +314,7 @@ complete -c ck -n '__ck_arg \'zone\' 0' -a 'list' -d 'List the zones of the data
 complete -c ck -n '__ck_arg \'zone\' 0' -a 'show' -d 'Show a zone: owner, capabilities, record count.'
 complete -c ck -n '__ck_arg \'zone\' 0' -a 'delete' -d 'Delete a custom zone and all its records.'
 complete -c ck -n '__ck_arg \'zone\' 0' -a 'purge' -d 'Delete a custom zone as the user does from iCloud settings.'
+complete -c ck -n '__ck_arg \'zone\' 0' -a 'reset-encrypted' -d 'Delete a custom zone as a reset of the user\'s encrypted data does.'
 complete -c ck -n '__ck_at \'zone create\'' -l zone-wide-sharing -d 'Also give the zone zoneWideSharing (a share of the whole zone).'
 complete -c ck -n '__ck_at \'zone create\'' -l capabilities -x -a 'fetchChanges atomic sharing zoneWideSharing' -d 'Test aid, not CloudKit: give the zone only these comma-separated capabilities (to rehearse a zone without atomic or fetchChanges).'
 complete -c ck -n '__ck_arg \'zone show\' 0' -x -a '(__ck_dynamic zone)' -d 'Zone name (default: --zone or _defaultZone).'
@@ -319,6 +322,8 @@ complete -c ck -n '__ck_at \'zone delete\'' -l yes -s y -d 'Do not ask for confi
 complete -c ck -n '__ck_arg \'zone delete\' 0' -x -a '(__ck_dynamic customZone)' -d 'Zone name.'
 complete -c ck -n '__ck_at \'zone purge\'' -l yes -s y -d 'Do not ask for confirmation.'
 complete -c ck -n '__ck_arg \'zone purge\' 0' -x -a '(__ck_dynamic customZone)' -d 'Zone name.'
+complete -c ck -n '__ck_at \'zone reset-encrypted\'' -l yes -s y -d 'Do not ask for confirmation.'
+complete -c ck -n '__ck_arg \'zone reset-encrypted\' 0' -x -a '(__ck_dynamic customZone)' -d 'Zone name.'
 complete -c ck -n '__ck_arg \'record\' 0' -a 'save' -d 'Save a record: create it, or update it by change tag or save policy.'
 complete -c ck -n '__ck_arg \'record\' 0' -a 'fetch' -d 'Fetch records by name.'
 complete -c ck -n '__ck_arg \'record\' 0' -a 'list' -d 'List the records of a zone, all or of one type (ck\'s own listing; needs no index).'
@@ -463,6 +468,7 @@ complete -c ck -n '__ck_at \'sync\'' -l on-conflict -x -d 'A failed save: merge 
 complete -c ck -n '__ck_at \'sync\'' -l conflict-timeout -x -d 'Most seconds a merge command may run (default: 10).'
 complete -c ck -n '__ck_at \'sync\'' -l max-wait -x -d 'Most seconds to wait in all for retries after retryAfter (default: 5).'
 complete -c ck -n '__ck_at \'sync\'' -l no-retry -d 'Stop at the first retryable error (exit 5, with the wait in the message).'
+complete -c ck -n '__ck_at \'sync\'' -l events -d 'Print each CKSyncEngine event as it happens, one JSON object a line (as -o jsonl).'
 complete -c ck -n '__ck_arg \'sync\' 0' -x -a '(__ck_dynamic device)' -d 'Device name: letters, digits, \'-\', \'_\', \'.\'.'
 complete -c ck -n '__ck_arg \'share\' 0' -a 'create' -d 'Share a record hierarchy (a root and every record below it by parent), or the whole zone.'
 complete -c ck -n '__ck_arg \'share\' 0' -a 'show' -d 'Show a share: URL, root, public permission and participants.'
@@ -498,6 +504,7 @@ complete -c ck -n '__ck_arg \'device\' 0' -a 'remove' -d 'Delete a record on a d
 complete -c ck -n '__ck_arg \'device\' 0' -a 'conflicts' -d 'List a device\'s pending conflicts: failed saves left to the app (all zones, or -z).'
 complete -c ck -n '__ck_arg \'device\' 0' -a 'resolve' -d 'Resolve a pending conflict: keep the server\'s record, the device\'s, or some fields of each.'
 complete -c ck -n '__ck_arg \'device\' 0' -a 'delete' -d 'Delete a device\'s replica file (its unsynced edits are lost).'
+complete -c ck -n '__ck_arg \'device\' 0' -a 'switch-account' -d 'Sign a device in to another user\'s iCloud account.'
 complete -c ck -n '__ck_arg \'device show\' 0' -x -a '(__ck_dynamic device)' -d 'Device name: letters, digits, \'-\', \'_\', \'.\'.'
 complete -c ck -n '__ck_arg \'device records\' 0' -x -a '(__ck_dynamic device)' -d 'Device name: letters, digits, \'-\', \'_\', \'.\'.'
 complete -c ck -n '__ck_at \'device save\'' -l name -x -a '(__ck_dynamic recordName)' -d 'Record name (default: a new UUID).'
@@ -513,6 +520,8 @@ complete -c ck -n '__ck_arg \'device resolve\' 0' -x -a '(__ck_dynamic device)' 
 complete -c ck -n '__ck_arg \'device resolve\' 1' -x -a '(__ck_dynamic recordName)' -d 'Record name.'
 complete -c ck -n '__ck_at \'device delete\'' -l yes -s y -d 'Do not ask for confirmation.'
 complete -c ck -n '__ck_arg \'device delete\' 0' -x -a '(__ck_dynamic device)' -d 'Device name: letters, digits, \'-\', \'_\', \'.\'.'
+complete -c ck -n '__ck_at \'device switch-account\'' -l to -x -a '(__ck_dynamic user)' -d 'The user the device signs in as (required).'
+complete -c ck -n '__ck_arg \'device switch-account\' 0' -x -a '(__ck_dynamic device)' -d 'Device name: letters, digits, \'-\', \'_\', \'.\'.'
 complete -c ck -n '__ck_arg \'user\' 0' -a 'list' -d 'List the users of the container.'
 complete -c ck -n '__ck_arg \'user\' 0' -a 'show' -d 'Show one user (default: the acting user).'
 complete -c ck -n '__ck_arg \'user\' 0' -a 'create' -d 'List a new user of the container (even one whose name is close to a listed user\'s).'

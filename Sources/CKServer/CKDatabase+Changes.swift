@@ -34,12 +34,15 @@ public struct ZoneChange: Sendable {
     public var seq: Int64
     /// Deleted by the user from iCloud settings (recordZoneWithIDWasPurgedBlock, called instead of the deleted one).
     public var purged = false
+    /// Deleted with a reset of the user's encrypted data (recordZoneWithIDWasDeletedDueToUserEncryptedDataResetBlock).
+    public var encryptedDataReset = false
 
-    public init(zoneID: ZoneID, deleted: Bool, seq: Int64, purged: Bool = false) {
+    public init(zoneID: ZoneID, deleted: Bool, seq: Int64, purged: Bool = false, encryptedDataReset: Bool = false) {
         self.zoneID = zoneID
         self.deleted = deleted
         self.seq = seq
         self.purged = purged
+        self.encryptedDataReset = encryptedDataReset
     }
 }
 
@@ -184,7 +187,8 @@ extension CKDatabase {
                     high = max(high, d.seq)
                     // A zone deleted twice since the token is reported once, at its last deletion.
                     if d.seq > since && reported.insert(d.zone.zoneID).inserted {
-                        zones.append(ZoneChange(zoneID: d.zone.zoneID, deleted: true, seq: d.seq, purged: d.purged))
+                        zones.append(ZoneChange(zoneID: d.zone.zoneID, deleted: true, seq: d.seq, purged: d.purged,
+                                               encryptedDataReset: d.encryptedDataReset))
                     }
                 }
             }

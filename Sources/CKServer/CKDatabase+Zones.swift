@@ -75,13 +75,20 @@ extension CKDatabase {
         try deleteZone(name, kind: .zonePurge)
     }
 
+    /// Deletes a custom zone as a reset of the user's encrypted data does (account recovery without the keys): like a
+    /// delete, but the database change feed says encryptedDataReset, so devices upload what they hold again.
+    @discardableResult
+    public func resetEncryptedZone(_ name: String) throws(CKError) -> Int {
+        try deleteZone(name, kind: .zoneDelete, encryptedDataReset: true)
+    }
+
     /// Deletes a custom zone and all its records; returns how many records it held.
     @discardableResult
     public func deleteZone(_ name: String) throws(CKError) -> Int {
         try deleteZone(name, kind: .zoneDelete)
     }
 
-    package func deleteZone(_ name: String, kind: OperationKind) throws(CKError) -> Int {
+    package func deleteZone(_ name: String, kind: OperationKind, encryptedDataReset: Bool = false) throws(CKError) -> Int {
         try perform(kind, zone: name, validate: { () throws(CKError) in
             if scope != .private {
                 throw CKError(.badDatabase, "You can't delete zones in the \(scope.rawValue) database")
@@ -95,7 +102,8 @@ extension CKDatabase {
             // A zone whose log is broken is not deleted: the user must see and repair it first.
             let count = try env.openZone(env.logPath(database: .private, zone: zone.zoneID)).reader.count()
             var catalog = state.catalog
-            if let drop = try dropZones([zone], catalog: &catalog, notify: true, purged: kind == .zonePurge) { state.changes.append(drop) }
+            if let drop = try dropZones([zone], catalog: &catalog, notify: true, purged: kind == .zonePurge,
+                                        encryptedDataReset: encryptedDataReset) { state.changes.append(drop) }
             return count
         }
     }

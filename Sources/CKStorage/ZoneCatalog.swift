@@ -4,10 +4,11 @@ import CKModel
 package struct ZoneCatalog {
     package var lastSeq: Int64 = 0
     package var zones: [Zone] = []
-    /// Deleted zones; `purged` when the user deleted the zone from iCloud settings (devices must not just re-fetch it).
+    /// Deleted zones; `purged` when the user deleted the zone from iCloud settings (devices must not just re-fetch it);
+    /// `encryptedDataReset` when it went with a reset of the user's encrypted data (devices upload theirs again).
     /// `sharedWith`: the participants (user record names) who had accepted a share of the zone when it went, so
     /// their shared databases report it deleted.
-    package var deleted: [(zone: Zone, deletedAt: Int64, seq: Int64, purged: Bool, sharedWith: [String])] = []
+    package var deleted: [(zone: Zone, deletedAt: Int64, seq: Int64, purged: Bool, encryptedDataReset: Bool, sharedWith: [String])] = []
 
     package var json: JSON {
         .object([
@@ -17,6 +18,7 @@ package struct ZoneCatalog {
                 o["deletedAt"] = .int(d.deletedAt)
                 o["deletedSeq"] = .int(d.seq)
                 if d.purged { o["purged"] = .bool(true) }
+                if d.encryptedDataReset { o["encryptedDataReset"] = .bool(true) }
                 if !d.sharedWith.isEmpty { o["sharedWith"] = .array(d.sharedWith.map { .string($0) }) }
                 return .object(o)
             }),
@@ -41,7 +43,7 @@ package struct ZoneCatalog {
             }
             for (i, z) in (json["deletedZones"]?.arrayValue ?? []).enumerated() {
                 deleted.append((try Zone(json: z, path: "deletedZones[\(i)]"), z["deletedAt"]?.int64Value ?? 0, z["deletedSeq"]?.int64Value ?? 0,
-                                z["purged"]?.boolValue ?? false,
+                                z["purged"]?.boolValue ?? false, z["encryptedDataReset"]?.boolValue ?? false,
                                 (z["sharedWith"]?.arrayValue ?? []).compactMap(\.stringValue)))
             }
         } catch {

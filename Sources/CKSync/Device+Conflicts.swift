@@ -11,6 +11,13 @@ extension Device {
             """)
     }
 
+    /// Forgets the conflicts of a zone the device wiped, or all of them when the account's data went: a conflict
+    /// outliving its edit and server copy would be listed and resolved into a zone or account that is gone.
+    package func forgetConflicts(zone: String? = nil) throws(CKError) {
+        try prepareConflicts()
+        if let zone { try run("DELETE FROM conflicts WHERE zone = ?1", [zone]) } else { try run("DELETE FROM conflicts") }
+    }
+
     /// The pending conflicts, in one zone or all, by zone and name.
     public func conflicts(zone: String? = nil) throws(CKError) -> [PendingConflict] {
         if let zone { try Names.validateZoneName(zone) }

@@ -115,6 +115,7 @@ extension Device {
     package func wipeZone(_ zone: String) throws(CKError) {
         try run("DELETE FROM server_records WHERE zone = ?1", [zone])
         try run("DELETE FROM zones WHERE zone = ?1", [zone])
+        try forgetConflicts(zone: zone)
     }
 
     /// Zones the device holds anything in (server copies, tokens or pending edits).

@@ -127,7 +127,8 @@ public final class Device {
                     throw CKError(.incompatibleVersion, "\(path): device format \(f) is newer than this ck understands (\(Device.formatVersion))",
                                   hint: "upgrade ck")
                 }
-                if let u = try meta("userRecordName"), u != database.userRecordName {
+                // A device switched to another account (`ck device switch-account`) is the new user's until its sync clears it.
+                if let u = try meta("userRecordName"), u != database.userRecordName, try meta("switchingTo") != database.userRecordName {
                     throw CKError.corrupt(path: path, "the device belongs to user \(u), not \(database.userRecordName)")
                 }
                 return

@@ -34,6 +34,8 @@ public struct SyncEngine {
     public var maxWait: Double = SyncEngine.defaultMaxWait
     /// How the engine waits (tests may record instead of sleeping).
     public var sleep: (Double) -> Void = { s in if s > 0 { Thread.sleep(forTimeInterval: s) } }
+    /// Called with each CKSyncEngine event as it happens (`ck sync --events`).
+    public var events: ((SyncEvent) -> Void)?
 
     /// `--max-wait`'s default: a few seconds, as an interactive sync would bear.
     public static let defaultMaxWait = 5.0
@@ -60,6 +62,7 @@ public struct SyncEngine {
         // One sync of a device at a time: a second waits rather than pushing the same edits twice.
         let lock = try FileLock(path: device.path + ".lock", exclusive: true)
         defer { lock.unlock() }
+        try device.checkNotMoved()
         var report = SyncReport(device: device.name)
         try checkAccount(&report)
         do {
@@ -77,19 +80,45 @@ public struct SyncEngine {
         return report
     }
 
-    /// The account comes first, as CKSyncEngine's accountChange event: a change since the last sync is
-    /// reported; an account that can't sync stops the sync with every pending edit kept.
+    /// The account comes first, as CKSyncEngine's accountChange event: a device switched to another user, a
+    /// sign-out (the account went noAccount) or a sign-in (first sync, or back from noAccount). A switch and a
+    /// sign-out clear the pending edits and remove the previous account's data from the device, as CKSyncEngine
+    /// resets its state and an app deletes its local data; an account that can't sync then stops the sync.
     package func checkAccount(_ report: inout SyncReport) throws(CKError) {
         let status = try db.accountStatus()
         let previous = try device.meta("accountStatus").flatMap(AccountStatus.init(rawValue:))
-        if previous != status {
-            if let previous { report.accountChange = SyncReport.AccountChange(from: previous, to: status) }
-            try device.transaction { () throws(CKError) in try device.setMeta("accountStatus", status.rawValue) }
+        let switchedFrom = try device.switchedFrom()
+        var cleared = false
+        if switchedFrom != nil || previous != status {
+            let type = SyncEngine.accountChangeType(from: previous, to: status, switched: switchedFrom != nil)
+            let clear = type == .signOut || type == .switchAccounts
+            let counts = try device.transaction { () throws(CKError) -> (pending: Int, records: Int) in
+                let counts = clear ? try device.clearAccountData() : (0, 0)
+                if switchedFrom != nil { try device.adoptCurrentUser() }
+                try device.setMeta("accountStatus", status.rawValue)
+                return counts
+            }
+            cleared = clear
+            // A device's first sync has no change to report; CKSyncEngine still posts signIn, in the event stream.
+            if let previous {
+                report.accountChange = SyncReport.AccountChange(from: previous, to: status, type: type,
+                                                                clearedPendingChanges: counts.pending, removedRecords: counts.records)
+            }
+            if let type {
+                emit(.accountChange(SyncEvent.AccountChange(type: type, previousUser: clear ? switchedFrom ?? db.userRecordName : nil,
+                                                            currentUser: type == .signOut ? nil : db.userRecordName,
+                                                            clearedPendingChanges: counts.pending, removedRecords: counts.records)))
+            }
+            if clear { try emitState() }
         }
         guard var refusal = status.refusal(for: db.caller, "device \(device.name) can't sync") else { return }
         let pending = try device.pendingEdits(zone: nil).count
-        refusal.reason += "; its \(pending) pending edit\(pending == 1 ? " is" : "s are") kept"
-        if let previous, previous != status { refusal.reason += " (the account was \(previous.rawValue) at the last sync)" }
+        if cleared {
+            refusal.reason += "; the account was signed out, so its pending edits were cleared and its data removed from the device"
+        } else {
+            refusal.reason += "; its \(pending) pending edit\(pending == 1 ? " is" : "s are") kept"
+            if let previous, previous != status { refusal.reason += " (the account was \(previous.rawValue) at the last sync)" }
+        }
         throw refusal
     }
 
@@ -156,12 +185,16 @@ public struct SyncEngine {
             if byZone[e.zone] == nil { zones.append(e.zone) }
             byZone[e.zone, default: []].append(e)
         }
+        // CKSyncEngine sends only when changes are pending.
+        guard !zones.isEmpty else { return }
+        emit(.willSendChanges(zoneNames: zones))
         for zone in zones {
             try pushZone(byZone[zone] ?? [], zone: zone, &report) { n in
                 done += n
                 progress?(SyncProgress(phase: .push, done: done, total: edits.count))
             }
         }
+        emit(.didSendChanges)
     }
 
     /// Sends one zone's edits in requests of at most 200. Once the quota is exceeded, saves stay pending and
@@ -176,6 +209,8 @@ public struct SyncEngine {
             }
             if !chunk.isEmpty {
                 let missing = try pushChunk(chunk, zone: zone, &report)
+                // A purged zone was wiped with its pending edits: nothing of it is sent again.
+                if report.purged.contains(zone) { return }
                 if missing, !report.recreated.contains(zone) {
                     try reupload(zone, &report)
                     try pushZone(try device.pendingEdits(zone: zone), zone: zone, &report)
@@ -191,10 +226,11 @@ public struct SyncEngine {
                 hint: "free space (deleting is always allowed) or raise the quota ('ck quota set'), then sync again")
     }
 
-    /// The zone is gone from the server (the user deleted it, or it was never made): create it and turn
+    /// The zone is gone from the server (an encrypted-data reset, or it was never made): create it and turn
     /// everything the device holds of it into pending creates, so the push sends it all again.
     package func reupload(_ zone: String, _ report: inout SyncReport) throws(CKError) {
         _ = try call("zoneCreate", zone: zone, &report) { () throws(CKError) in try db.createZone(zone) }
+        emit(.sentDatabaseChanges(savedZones: [zone], failedZoneSaves: []))
         report.recreated.append(zone)
         try device.transaction { () throws(CKError) in
             let pending = Dictionary(try device.pendingEdits(zone: zone).map { ($0.name, $0) }) { a, _ in a }
@@ -233,13 +269,18 @@ public struct SyncEngine {
                                     ifTag: e.base?.changeTag, policy: nil)
     }
 
-    /// Sends one request; returns true when the zone is missing and should be recreated (userDeletedZone, or
-    /// zoneNotFound for a zone the server never reported deleted).
+    /// Sends one request; returns true when the zone is missing and should be recreated (zoneNotFound for a zone
+    /// the server never reported deleted, or reported gone in an encrypted-data reset). userDeletedZone (a purged
+    /// zone) wipes the zone and its pending edits instead.
     package func pushChunk(_ chunk: [PendingEdit], zone: String, _ report: inout SyncReport) throws(CKError) -> Bool {
         let result: ModifyResult
         do { result = try call("modify", zone: zone, &report) { () throws(CKError) in try db.modify(chunk.map(operation), zone: zone) } } catch {
             if report.stopped != nil { throw error }
-            if error.code == .userDeletedZone { return true }
+            emitSent(chunk, refused: error)
+            if error.code == .userDeletedZone {
+                try zonePurged(zone, &report)
+                return false
+            }
             if error.code == .zoneNotFound, try !deletedOnServer(zone, &report) { return true }
             if error.code == .quotaExceeded {
                 // The whole request was refused: deletions go on their own, saves wait for space.
@@ -287,13 +328,17 @@ public struct SyncEngine {
                 }
             }
         }
+        emitSent(chunk, result.results)
+        try emitState()
         guard !retries.isEmpty else { return false }
         let second: ModifyResult
         do { second = try call("modify", zone: zone, &report) { () throws(CKError) in try db.modify(retries.map(\.op), zone: zone) } } catch {
             if report.stopped != nil { throw error }
+            emitSent(retries.map(\.edit), refused: error)
             for r in retries { report.kept.append(.init(zoneName: zone, recordName: r.edit.name, error: error)) }
             return false
         }
+        emitSent(retries.map(\.edit), second.results)
         for (retry, r) in zip(retries, second.results) {
             switch r {
             case .saved(let rec):
@@ -309,15 +354,16 @@ public struct SyncEngine {
                 report.kept.append(.init(zoneName: zone, recordName: retry.edit.name, error: error))
             }
         }
+        try emitState()
         return false
     }
 
-    /// Whether the database change feed since the device's token reports the zone deleted (not purged): then
-    /// the deletion wins and the pull drops the device's copy.
+    /// Whether the database change feed since the device's token reports the zone deleted (not purged, not reset):
+    /// then the deletion wins and the pull drops the device's copy.
     package func deletedOnServer(_ zone: String, _ report: inout SyncReport) throws(CKError) -> Bool {
         let token = try device.meta("databaseToken")
         let changes = try call("databaseChanges", zone: nil, &report) { () throws(CKError) in try db.databaseChanges(since: token) }
-        return changes.zones.contains { $0.zoneID.zoneName == zone && $0.deleted && !$0.purged }
+        return changes.zones.contains { $0.zoneID.zoneName == zone && $0.deleted && SyncEngine.deletionReason($0) == .deleted }
     }
 
     /// The server took an edit (or made it moot): the new server copy and the end of the edit, in one transaction.
@@ -335,6 +381,7 @@ public struct SyncEngine {
     /// Fetches the database's changed zones, then each zone's changes; each zone's records are applied in one
     /// transaction with its token, and the database token is stored last.
     package func pull(_ report: inout SyncReport) throws(CKError) {
+        emit(.willFetchChanges)
         var token = try device.meta("databaseToken")
         var zones: [ZoneChange] = []
         var refetchAll = false
@@ -362,18 +409,24 @@ public struct SyncEngine {
                 zones.insert(ZoneChange(zoneID: db.zoneID(z), deleted: true, seq: 0), at: 0)
             }
         }
+        emit(.fetchedDatabaseChanges(modifications: zones.filter { !$0.deleted }.map(\.zoneID.zoneName),
+                                     deletions: zones.filter(\.deleted).map { ($0.zoneID.zoneName, SyncEngine.deletionReason($0)) }))
         for z in zones {
             let name = z.zoneID.zoneName
-            if z.purged {
-                // The user deleted the zone from settings: recreate it and upload what the device holds.
-                if !report.recreated.contains(name) {
-                    try reupload(name, &report)
-                    try pushZone(try device.pendingEdits(zone: name), zone: name, &report)
-                }
-                continue
-            }
             if z.deleted {
-                try zoneDeleted(name, &report)
+                switch SyncEngine.deletionReason(z) {
+                case .purged:
+                    // The user deleted the zone from settings: wipe it and never send its edits again.
+                    if !report.purged.contains(name) { try zonePurged(name, &report) }
+                case .encryptedDataReset:
+                    // The data went with the user's encryption keys: recreate the zone and upload what the device holds.
+                    if !report.recreated.contains(name) {
+                        try reupload(name, &report)
+                        try pushZone(try device.pendingEdits(zone: name), zone: name, &report)
+                    }
+                case .deleted:
+                    try zoneDeleted(name, &report)
+                }
                 continue
             }
             try pullZone(name, refetch: refetchAll || report.recreated.contains(name), &report)
@@ -386,6 +439,8 @@ public struct SyncEngine {
             let final = token
             try device.transaction { () throws(CKError) in try device.setMeta("databaseToken", final) }
         }
+        try emitState()
+        emit(.didFetchChanges)
     }
 
     /// A zone deleted on the server: the device forgets its copy; edits of records that were on the server are
@@ -403,7 +458,7 @@ public struct SyncEngine {
             return dropped
         }
         report.dropped += dropped
-        report.pulled.append(.init(zoneName: zone, saved: 0, deleted: 0, zoneDeleted: true))
+        report.pulled.append(.init(zoneName: zone, saved: 0, deleted: 0, zoneDeleted: true, deletionReason: .deleted))
     }
 
     /// Changes fetched per zoneChanges call while pulling: memory holds one page, whatever the zone's size. A page
@@ -415,6 +470,7 @@ public struct SyncEngine {
     /// forgotten or kept as it was, as the refusal says.
     package func pullZone(_ zone: String, refetch: Bool, _ report: inout SyncReport) throws(CKError) {
         var full = refetch
+        emit(.willFetchRecordZoneChanges(zoneName: zone))
         while true {
             var refused: CKError? = nil
             do {
@@ -426,6 +482,8 @@ public struct SyncEngine {
                 }
                 report.pulled.append(pulled)
                 report.dropped += dropped
+                try emitState()
+                emit(.didFetchRecordZoneChanges(zoneName: zone, error: nil))
                 return
             } catch {
                 guard let error = refused, report.stopped == nil else { throw error }
@@ -434,14 +492,16 @@ public struct SyncEngine {
                     // Toss the local copy of the zone (pending edits stay) and fetch it again from the start.
                     report.refetched.append(zone)
                     full = true
-                case .userDeletedZone where !report.recreated.contains(zone):
-                    try reupload(zone, &report)
-                    try pushZone(try device.pendingEdits(zone: zone), zone: zone, &report)
-                    full = true
-                case .zoneNotFound, .userDeletedZone:
+                case .userDeletedZone:
+                    emit(.didFetchRecordZoneChanges(zoneName: zone, error: error))
+                    if !report.purged.contains(zone) { try zonePurged(zone, &report) }
+                    return
+                case .zoneNotFound:
+                    emit(.didFetchRecordZoneChanges(zoneName: zone, error: error))
                     try zoneDeleted(zone, &report)
                     return
                 default:
+                    emit(.didFetchRecordZoneChanges(zoneName: zone, error: error))
                     report.kept.append(.init(zoneName: zone, recordName: nil, error: error))
                     return
                 }
@@ -457,17 +517,18 @@ public struct SyncEngine {
         var pulled = SyncReport.ZonePull(zoneName: zone, saved: 0, deleted: 0, zoneDeleted: false)
         var dropped: [SyncReport.Dropped] = []
         var token = replacing ? nil : try device.zoneToken(zone)
-        var old: [String] = []
+        var old: [(name: String, type: String)] = []
         var live = Set<String>()
         if replacing {
-            old = try device.serverRecordNames(zone: zone)
+            old = try device.serverRecordTypes(zone: zone)
             try device.wipeZone(zone)
         }
         let pending = Dictionary(try device.pendingEdits(zone: zone).map { ($0.name, $0) }) { a, _ in a }
         /// Deleted on the server: the device forgets its copy, and the deletion wins over the device's edit.
-        func deleted(_ name: String) throws(CKError) {
+        func deleted(_ name: String, type: String) throws(CKError) {
             try device.removeServerRecord(zone: zone, name: name)
             pulled.deleted += 1
+            pulled.deletedRecordIDs.append(SyncEvent.DeletedRecord(zoneName: zone, recordName: name, recordType: type))
             if let p = pending[name], p.base != nil {
                 try device.dropPending(zone: zone, name: name)
                 if !p.isDelete {
@@ -489,24 +550,33 @@ public struct SyncEngine {
                 try refuse(error)
             }
             total = max(total, done + page.pending)
+            let deletedBefore = pulled.deletedRecordIDs.count
             for c in page.changes {
                 if let r = c.record {
                     try device.putServerRecord(r)
                     pulled.saved += 1
+                    pulled.modifiedRecordNames.append(r.recordName)
                     if replacing { live.insert(r.recordName) }
                 } else if replacing {
                     live.remove(c.recordName)
                 } else {
-                    try deleted(c.recordName)
+                    try deleted(c.recordName, type: c.recordType)
                 }
                 done += 1
                 if done % 200 == 0 { progress?(SyncProgress(phase: .pull, done: done, total: total)) }
             }
+            // Each batch as CKSyncEngine hands it over (a refused zone's batches come again when it is fetched anew).
+            emit(.fetchedRecordZoneChanges(modifications: page.changes.compactMap(\.record),
+                                           deletions: Array(pulled.deletedRecordIDs[deletedBefore...])))
             token = page.syncToken
             if !page.moreComing { break }
         }
         if replacing {
-            for name in old where !live.contains(name) { try deleted(name) }
+            let deletedBefore = pulled.deletedRecordIDs.count
+            for (name, type) in old where !live.contains(name) { try deleted(name, type: type) }
+            if pulled.deletedRecordIDs.count > deletedBefore {
+                emit(.fetchedRecordZoneChanges(modifications: [], deletions: Array(pulled.deletedRecordIDs[deletedBefore...])))
+            }
         }
         try device.setZoneToken(zone, token)
         progress?(SyncProgress(phase: .pull, done: done, total: max(total, done)))

@@ -1,6 +1,6 @@
 import CKModel
 
-/// The sync report as `ck sync -o json` prints it (one object) and `-o jsonl` (one event per line, ending with `synced`).
+/// The sync report as `ck sync -o json` prints it (one object; `-o jsonl` prints the events instead: SyncEvent+JSON).
 extension SyncReport {
     package static func json(_ r: RecordRef) -> JSON {
         .object(["zoneName": .string(r.zoneName), "recordName": .string(r.recordName)])
@@ -15,8 +15,12 @@ extension SyncReport {
     }
 
     package static func json(_ p: ZonePull) -> JSON {
-        .object(["zoneName": .string(p.zoneName), "saved": .int(Int64(p.saved)), "deleted": .int(Int64(p.deleted)),
-                 "zoneDeleted": .bool(p.zoneDeleted)])
+        var o: [String: JSON] = ["zoneName": .string(p.zoneName), "saved": .int(Int64(p.saved)), "deleted": .int(Int64(p.deleted)),
+                                 "zoneDeleted": .bool(p.zoneDeleted),
+                                 "modifiedRecordNames": .array(p.modifiedRecordNames.map { .string($0) }),
+                                 "deletedRecordIDs": .array(p.deletedRecordIDs.map { .object(["recordName": .string($0.recordName), "recordType": .string($0.recordType)]) })]
+        if let reason = p.deletionReason { o["deletionReason"] = .string(reason.rawValue) }
+        return .object(o)
     }
 
     package static func json(_ d: Dropped) -> JSON {
@@ -42,7 +46,8 @@ extension SyncReport {
     }
 
     package static func json(_ a: AccountChange) -> JSON {
-        .object(["from": .string(a.from.rawValue), "to": .string(a.to.rawValue)])
+        .object(["from": .string(a.from.rawValue), "to": .string(a.to.rawValue), "changeType": a.type.map { .string($0.rawValue) } ?? .null,
+                 "clearedPendingChanges": .int(Int64(a.clearedPendingChanges)), "removedRecords": .int(Int64(a.removedRecords))])
     }
 
     /// The whole report; `keyValue` adds the device's key-value sync when it ran.
@@ -55,32 +60,11 @@ extension SyncReport {
             "kept": .array(kept.map(SyncReport.json)), "conflicts": .array(conflicts.map(SyncReport.json)),
             "accountChange": accountChange.map(SyncReport.json) ?? .null,
             "errors": .array(errors.map(SyncReport.json)), "retries": .array(retries.map(SyncReport.json)),
-            "waited": .double(waited), "recreated": .array(recreated.map { .string($0) }),
+            "waited": .double(waited), "recreated": .array(recreated.map { .string($0) }), "purged": .array(purged.map { .string($0) }),
             "quotaExceeded": .bool(quotaExceeded), "stopped": stopped.map(\.json) ?? .null,
         ]
         if let keyValue { o["keyValue"] = keyValue.json }
         return .object(o)
-    }
-
-    /// One object per event, each with an `event` key naming it; the last is `synced`.
-    public func jsonLines(keyValue: KVSyncReport? = nil) -> [JSON] {
-        var out: [JSON] = []
-        func event(_ name: String, _ j: JSON) { out.append(.object((j.objectValue ?? [:]).merging(["event": .string(name)]) { $1 })) }
-        if let a = accountChange { event("accountChange", SyncReport.json(a)) }
-        for p in pushedSaves { event("pushedSave", SyncReport.json(p)) }
-        for p in pushedDeletes { event("pushedDelete", SyncReport.json(p)) }
-        for m in merges { event("merged", SyncReport.json(m)) }
-        for p in pulled { event("pulled", SyncReport.json(p)) }
-        for z in refetched { event("refetched", .object(["zoneName": .string(z)])) }
-        for d in dropped { event("dropped", SyncReport.json(d)) }
-        for k in kept { event("kept", SyncReport.json(k)) }
-        for c in conflicts { event("conflict", SyncReport.json(c)) }
-        for e in errors { event("error", SyncReport.json(e)) }
-        for t in retries { event("retry", SyncReport.json(t)) }
-        for z in recreated { event("recreated", .object(["zoneName": .string(z)])) }
-        if let keyValue { event("keyValue", keyValue.json) }
-        event("synced", .object(["device": .string(device), "syncedAt": .int(syncedAt)]))
-        return out
     }
 }
 

@@ -41,6 +41,12 @@ public struct SyncReport: Sendable {
         public var deleted: Int
         /// True when the zone was deleted on the server and wiped on the device.
         public var zoneDeleted: Bool
+        /// Why the zone was deleted, when it was.
+        public var deletionReason: SyncEvent.ZoneDeletionReason? = nil
+        /// The records saved on the device, by name, in feed order (what fetchedRecordZoneChanges hands an app).
+        public var modifiedRecordNames: [String] = []
+        /// The records deleted on the device, with their types.
+        public var deletedRecordIDs: [SyncEvent.DeletedRecord] = []
     }
 
     /// A record by zone and name.
@@ -53,6 +59,11 @@ public struct SyncReport: Sendable {
     public struct AccountChange: Sendable, Equatable {
         public var from: AccountStatus
         public var to: AccountStatus
+        /// signIn, signOut or switchAccounts; nil for a change that is none of them (e.g. to restricted).
+        public var type: SyncEvent.AccountChangeType? = nil
+        /// Pending edits and server copies the change removed from the device.
+        public var clearedPendingChanges = 0
+        public var removedRecords = 0
     }
 
     /// A server error the sync met, whatever it did about it.
@@ -77,8 +88,11 @@ public struct SyncReport: Sendable {
     public var retries: [Retry] = []
     /// Seconds waited in all before retries.
     public var waited: Double = 0
-    /// Zones the user had deleted (or that were missing), created again and uploaded from the device.
+    /// Zones missing from the server (never made, or gone in an encrypted-data reset), created again and uploaded
+    /// from the device.
     public var recreated: [String] = []
+    /// Zones the user purged: wiped on the device with their pending edits, which are not sent again.
+    public var purged: [String] = []
     /// The quota was exceeded: later saves stayed pending, deletions were still sent.
     public var quotaExceeded = false
     /// The error that ended the sync early; what it had not sent stays pending.

@@ -149,6 +149,8 @@ import CKTestSupport
         let missing = Set(OperationKind.allCases).subtracting(counter.kinds)
         #expect(missing.isEmpty, "operations that bypassed the pipeline: \(missing.map(\.rawValue).sorted())")
         // Sync calls the server's operations only: the hook sees them too.
+        // A live zone for the device to fetch (a purged one is wiped, not fetched).
+        _ = try t.db().createZone("Synced")
         let before = counter.seen.withLock { $0 }
         let device = try Device.open("iphone", database: try t.db(), create: true)
         _ = try SyncEngine(device: device).sync()

@@ -207,10 +207,10 @@ import Testing
         #expect(try s.ck("record", "fetch", "n2").status == 0 && s.ck("record", "fetch", "n3").status == 0)
     }
 
-    @Test func aPurgedZoneIsRecreatedAndUploadedAgain() throws {
+    @Test func aZoneGoneInAnEncryptedDataResetIsRecreatedAndUploadedAgain() throws {
         let s = try twoDevices()
         #expect(try s.ck("device", "save", "phone", "Note", "--name", "n2", "t=two").status == 0)
-        #expect(try s.ck("zone", "purge", "Notes", "-y").status == 0)
+        #expect(try s.ck("zone", "reset-encrypted", "Notes", "-y").status == 0)
         let r = try s.ck("sync", "phone", "-o", "json")
         #expect(r.status == 0, "\(r.stderr)")
         #expect(r.stdout.contains("\"recreated\": [\n    \"Notes\""), "\(r.stdout)")

@@ -35,6 +35,7 @@ import Testing
             "ck -z Notes record save Note --name n1 --policy changed-keys title=Server2",
             "ck sync phone --on-conflict manual || true"],
         "ck device save tablet Note --name n2 -z Notes title=Offline": ["ck zone create Notes"],
+        "ck --as alice device switch-account phone --to bob": ["ck --as alice sync phone"],
         "ck exec --import fixtures/dev.json -- ./smoke.sh": [
             "mkdir -p fixtures", "ck --data-dir seed record save Note title=Hi", "ck --data-dir seed export --file fixtures/dev.json",
             "printf '#!/bin/sh\\nck record save Note title=Smoke\\n' > smoke.sh && chmod +x smoke.sh",

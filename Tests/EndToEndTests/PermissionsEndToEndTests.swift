@@ -229,15 +229,21 @@ import Testing
         #expect(try s.ck("--as", "alice", "zone", "create", "Notes").status == 0)
         #expect(try s.ck("--as", "alice", "sync", "iphone").status == 0)
         #expect(try s.ck("--as", "alice", "device", "save", "iphone", "Note", "-z", "Notes", "--name", "n1", "title=offline").status == 0)
+        // restricted is no sign-out: the device keeps its edits and waits.
+        #expect(try s.ck("--as", "alice", "account", "set", "restricted").status == 0)
+        let waiting = try s.ck("--as", "alice", "sync", "iphone")
+        #expect(waiting.status == 7, "\(waiting.stdout)\(waiting.stderr)")
+        #expect(waiting.stderr.contains("device iphone can't sync; its 1 pending edit is kept (the account was available at the last sync)"), "\(waiting.stderr)")
+        // noAccount is a sign-out: as CKSyncEngine does, the pending edits are cleared and the data removed.
         #expect(try s.ck("--as", "alice", "account", "set", "noAccount").status == 0)
         let stopped = try s.ck("--as", "alice", "sync", "iphone")
         #expect(stopped.status == 7, "\(stopped.stdout)\(stopped.stderr)")
-        #expect(stopped.stderr.contains("device iphone can't sync; its 1 pending edit is kept (the account was available at the last sync)"), "\(stopped.stderr)")
+        #expect(stopped.stderr.contains("device iphone can't sync; the account was signed out, so its pending edits were cleared"), "\(stopped.stderr)")
         #expect(try s.ck("--as", "alice", "account", "set", "available").status == 0)
         let back = try s.run(["--as", "alice", "sync", "iphone", "-o", "table"])
         #expect(back.status == 0, "\(back.stderr)")
-        #expect(back.stdout.contains("account changed: noAccount → available"), "\(back.stdout)")
-        #expect(try s.ck("--as", "alice", "-z", "Notes", "record", "fetch", "n1").stdout.contains("title=offline"))
+        #expect(back.stdout.contains("account changed: noAccount → available (signIn)"), "\(back.stdout)")
+        #expect(try s.ck("--as", "alice", "-z", "Notes", "record", "fetch", "n1").status == 3)
     }
 
     @Test func exportAndImportActAsTheCaller() throws {

@@ -206,6 +206,27 @@ import Testing
         #expect(try s.ck("-z", "Notes", "record", "fetch", "c").status == 3)
     }
 
+    @Test func heldConflictsGoWithTheirZoneOrAccount() throws {
+        let s = try Sandbox()
+        try conflict(s)
+        #expect(try s.ck("sync", "phone", "--on-conflict", "manual").status == 10)
+        #expect(try conflicts(s).count == 1)
+        // The zone purged: the device wipes it, and a conflict in it has nothing left to resolve into.
+        #expect(try s.ck("zone", "purge", "Notes", "-y").status == 0)
+        #expect(try s.ck("sync", "phone").status == 0)
+        #expect(try conflicts(s).isEmpty)
+        // An account switch clears the previous account's data, held conflicts included.
+        let t = try Sandbox()
+        try conflict(t)
+        #expect(try t.ck("sync", "phone", "--on-conflict", "manual").status == 10)
+        #expect(try t.ck("device", "switch-account", "phone", "--to", "bob").status == 0)
+        #expect(try t.ck("--as", "bob", "sync", "phone").status == 0)
+        let left = try t.ck("--as", "bob", "device", "conflicts", "phone", "-o", "json")
+        #expect(left.status == 0, "\(left.stderr)")
+        let doc = try #require(try JSONSerialization.jsonObject(with: Data(left.stdout.utf8)) as? [String: Any], "\(left.stdout)")
+        #expect((doc["conflicts"] as? [Any])?.isEmpty == true, "\(left.stdout)")
+    }
+
     @Test func aMergeProgramThatFailsLeavesTheEditPending() throws {
         let s = try Sandbox()
         let tag = try #require(try conflict(s).server["n1"])

@@ -6,7 +6,7 @@ enum AccountCommand {
 
     static let spec = CommandSpec(
         "account", summary: "Show or set a user's iCloud account status.",
-        discussion: "As CloudKit does: with noAccount, restricted or couldNotDetermine the private and shared databases answer notAuthenticated (exit 7), and the public database can be read but not written; temporarilyUnavailable answers accountTemporarilyUnavailable (exit 5). --anonymous acts with no account at all. A device notices a change at its next 'ck sync', which reports it, and stops while the account can't sync (its pending edits are kept). A user the container never met is listed when its account is first set.",
+        discussion: "As CloudKit does: with noAccount, restricted or couldNotDetermine the private and shared databases answer notAuthenticated (exit 7), and the public database can be read but not written; temporarilyUnavailable answers accountTemporarilyUnavailable (exit 5). --anonymous acts with no account at all. A device notices a change at its next 'ck sync', which reports it as CKSyncEngine does (signIn, signOut, switchAccounts) and stops while the account can't sync: noAccount is a sign-out, which clears the device's pending edits and data; the other statuses keep them. A user the container never met is listed when its account is first set.",
         examples: [("ck account set noAccount --as alice", "Sign alice out of iCloud."),
                    ("ck account status --as alice", "Her account status.")],
         subcommands: [

@@ -96,7 +96,9 @@ extension ChangesCommand {
     struct Database: CommandOutput {
         var changes: DatabaseChanges
 
-        private static func kind(_ z: ZoneChange) -> String { z.purged ? "purged" : z.deleted ? "deleted" : "changed" }
+        private static func kind(_ z: ZoneChange) -> String {
+            z.purged ? "purged" : z.encryptedDataReset ? "encryptedDataReset" : z.deleted ? "deleted" : "changed"
+        }
 
         var json: JSON { DatabaseChangesResponse(changes).json }
         var jsonLines: [JSON] { DatabaseChangesResponse(changes).jsonLines }

@@ -71,3 +71,22 @@ extension DeviceCommand {
         var sentence: String { "Deleted device \(device)" + (pending > 0 ? " (\(SyncCommand.plural(pending, "unsynced edit")) lost)" : "") }
     }
 }
+
+extension DeviceCommand {
+    /// `device switch-account`: `{"device", "previousUser", "user", "userRecordName"}`; names the device.
+    struct Switched: OutcomeOutput {
+        var info: DeviceInfo
+        /// The user the device was signed in as.
+        var from: String
+
+        var json: JSON {
+            .object(["device": .string(info.name), "previousUser": .string(from), "user": .string(info.user),
+                     "userRecordName": .string(info.userRecordName)])
+        }
+        var names: [String] { [info.name] }
+        var line: String { info.name + "\tswitched\t" + from + "\t" + info.user }
+        var sentence: String {
+            "Device \(info.name) is signed in as \(info.user) (was \(from)); its next 'ck --as \(info.user) sync \(info.name)' clears \(from)'s data"
+        }
+    }
+}

@@ -22,6 +22,12 @@ enum DeviceCommand {
                         arguments: [deviceArgument],
                         options: [OptionSpec("yes", short: "y", help: "Do not ask for confirmation.")],
                         run: delete),
+            CommandSpec("switch-account", summary: "Sign a device in to another user's iCloud account.",
+                        discussion: "The device's owner signs out of the acting user's account and in to --to's, as on an iPhone: the device becomes the other user's, and its next 'ck sync' reports accountChange switchAccounts, clears its pending edits and removes the previous account's records, as CKSyncEngine does (the key-value store is replaced by the new account's). Refused when the other user has a device of that name.",
+                        arguments: [deviceArgument],
+                        options: [OptionSpec("to", value: "user", help: "The user the device signs in as (required).", completion: .user)],
+                        examples: [("ck --as alice device switch-account phone --to bob", "alice's phone is signed in as bob from now on.")],
+                        run: switchAccount),
         ])
 
     static func list(_ inv: Invocation) throws -> Int32 {
@@ -44,6 +50,18 @@ enum DeviceCommand {
     static func show(_ inv: Invocation) throws -> Int32 {
         let name = try inv.single("device name")
         try inv.emit(Show(info: try Device.open(name, database: try inv.database(), create: false).info()))
+        return ExitCode.success
+    }
+
+    static func switchAccount(_ inv: Invocation) throws -> Int32 {
+        let name = try inv.single("device name")
+        let db = try inv.database()
+        guard let to = inv.parsed.value("to") else {
+            throw UsageError("switch-account needs --to USER: the user the device signs in as", command: inv.command.path)
+        }
+        let target = try inv.container().database(db.scope, environment: db.environment, caller: try Caller.user(to))
+        let device = try Device.switchAccount(name, of: db, to: target)
+        try inv.emit(Switched(info: try device.info(), from: db.user))
         return ExitCode.success
     }
 

@@ -9,12 +9,11 @@ extension SyncCommand {
         var keyValue: KVSyncReport?
 
         var json: JSON { report.json(keyValue: keyValue) }
-        var jsonLines: [JSON] { report.jsonLines(keyValue: keyValue) }
 
         var plain: [String] {
             let r = report
             var lines: [String] = []
-            if let a = r.accountChange { lines.append("accountChange\t\(a.from.rawValue)\t\(a.to.rawValue)") }
+            if let a = r.accountChange { lines.append("accountChange\t\(a.from.rawValue)\t\(a.to.rawValue)" + (a.type.map { "\t" + $0.rawValue } ?? "")) }
             for p in r.pushedSaves { lines.append("pushed\tsave\t\(p.zoneName)\t\(p.recordName)") }
             for p in r.pushedDeletes { lines.append("pushed\tdelete\t\(p.zoneName)\t\(p.recordName)") }
             for m in r.merges {
@@ -28,6 +27,7 @@ extension SyncCommand {
             for c in r.conflicts { lines.append("conflict\t\(c.zoneName)\t\(c.recordName)\t\(c.serverChangeTag ?? "-")\t\(RecordText.escape(c.error.reason))") }
             for t in r.retries { lines.append("retried\t\(t.operation)\t\(t.zoneName ?? "-")\t\(t.code.name)\t\(t.wait)") }
             for z in r.recreated { lines.append("recreated\t\(z)") }
+            for z in r.purged { lines.append("purged\t\(z)") }
             return lines + (keyValue.map(KVSyncCommand.plainLines) ?? [])
         }
 
@@ -49,7 +49,12 @@ extension SyncCommand {
             r.kept.forEach { add($0.zoneName) }
             r.conflicts.forEach { add($0.zoneName) }
             var text = ""
-            if let a = r.accountChange { text += "account changed: \(a.from.rawValue) → \(a.to.rawValue)\n" }
+            if let a = r.accountChange {
+                text += "account changed: \(a.from.rawValue) → \(a.to.rawValue)" + (a.type.map { " (\($0.rawValue))" } ?? "") + "\n"
+                if a.clearedPendingChanges + a.removedRecords > 0 {
+                    text += "cleared \(plural(a.clearedPendingChanges, "pending edit")) and removed \(plural(a.removedRecords, "record")) of the previous account\n"
+                }
+            }
             text += "Synced \(r.device): pushed \(plural(r.pushedSaves.count, "save")) and \(plural(r.pushedDeletes.count, "delete")), pulled \(plural(r.pulledSaves, "save")) and \(plural(r.pulledDeletes, "delete"))\n"
             if !zones.isEmpty {
                 var t = Table(["ZONE", "PUSHED", "PUSHED-DEL", "PULLED", "PULLED-DEL", "KEPT"])
@@ -72,6 +77,7 @@ extension SyncCommand {
             for c in r.conflicts { lines.append("conflict \(c.recordName) in \(c.zoneName): \(c.error.reason)") }
             for t in r.retries { lines.append("retried \(t.operation)\(t.zoneName.map { " in \($0)" } ?? "") after \(t.code.name), waiting \(t.wait) seconds") }
             for z in r.recreated { lines.append("recreated \(z): the zone was gone from the server; uploaded what the device holds") }
+            for z in r.purged { lines.append("purged \(z): the user deleted the zone from iCloud settings; the device wiped it and will not upload it again") }
             if let kv = keyValue, !kv.isEmpty { lines += [KVSyncCommand.summary(kv)] + KVSyncCommand.detailLines(kv) }
             return text + Self.text(lines)
         }

@@ -6,7 +6,7 @@ enum SyncCommand {
 
     static let spec = CommandSpec(
         "sync", summary: "Sync an emulated device with the server: push its edits, then pull.",
-        discussion: "A device is one client (an iPhone, a Mac) of the acting user (--as), kept in its own SQLite file; the first sync creates it. A sync pushes the device's pending edits (only the changed keys, with the change tag they were made on) and then pulls the private database's change feeds. When the server changed a record meanwhile (serverRecordChanged), --on-conflict says what happens: merge (the default) merges three ways: keys only the device changed are taken; a key both changed differently is a conflict, won by the device (--conflicts local) or the server (--conflicts server). server keeps the server's record and drops the edit; client saves the device's whole version again under the server's change tag; manual hands the failed save back as CKSyncEngine does: the edit stays pending beside the server record, is not sent again until 'ck device resolve', and the command exits 10 ('ck device conflicts' lists them); a later sync given another --on-conflict sends them again under it. Any other value is the app's merge program, run with /bin/sh -c: it reads {\"ancestor\", \"client\", \"server\"} on stdin and prints the merged record, which is saved under the server's change tag; a program that fails, hangs past --conflict-timeout or prints something else leaves the edit pending as a manual conflict. A record or zone deleted on the server wins over the device's edits of it, and the dropped edit is reported (under client, manual or a program, an edited record deleted on the server is a conflict too). Only custom zones sync: _defaultZone has no change feed in CloudKit. Edits the server refused stay pending, and the command exits 10. A throttled call is retried once its retryAfter has passed on the store's clock; against a fixed clock ('ck clock set', CK_NOW) the sync stops at once (exit 5) and says when to retry. The device's key-value store syncs too (see 'ck kv sync'); its line appears when it moved or reported something. See also 'ck device'.",
+        discussion: "A device is one client (an iPhone, a Mac) of the acting user (--as), kept in its own SQLite file; the first sync creates it. A sync pushes the device's pending edits (only the changed keys, with the change tag they were made on) and then pulls the private database's change feeds. When the server changed a record meanwhile (serverRecordChanged), --on-conflict says what happens: merge (the default) merges three ways: keys only the device changed are taken; a key both changed differently is a conflict, won by the device (--conflicts local) or the server (--conflicts server). server keeps the server's record and drops the edit; client saves the device's whole version again under the server's change tag; manual hands the failed save back as CKSyncEngine does: the edit stays pending beside the server record, is not sent again until 'ck device resolve', and the command exits 10 ('ck device conflicts' lists them); a later sync given another --on-conflict sends them again under it. Any other value is the app's merge program, run with /bin/sh -c: it reads {\"ancestor\", \"client\", \"server\"} on stdin and prints the merged record, which is saved under the server's change tag; a program that fails, hangs past --conflict-timeout or prints something else leaves the edit pending as a manual conflict. A record or zone deleted on the server wins over the device's edits of it, and the dropped edit is reported (under client, manual or a program, an edited record deleted on the server is a conflict too). Only custom zones sync: _defaultZone has no change feed in CloudKit. Edits the server refused stay pending, and the command exits 10. A throttled call is retried once its retryAfter has passed on the store's clock; against a fixed clock ('ck clock set', CK_NOW) the sync stops at once (exit 5) and says when to retry. The device's key-value store syncs too (see 'ck kv sync'); its line appears when it moved or reported something. An account change comes first: a sign-out (noAccount) or 'ck device switch-account' clears the device's pending edits and data. A zone the user purged is wiped with its pending edits and never uploaded again; one gone in an encrypted-data reset ('ck zone reset-encrypted') is created again and uploaded. --events (or -o jsonl) prints CKSyncEngine's events as they happen instead of the report. See also 'ck device'.",
         arguments: [deviceArgument],
         options: [OptionSpec("conflicts", value: "side", help: "Who wins a key both sides changed: local (default) or server.",
                              choices: ConflictPolicy.allCases.map(\.rawValue)),
@@ -15,12 +15,14 @@ enum SyncCommand {
                              rule: .number(min: 0.001)),
                   OptionSpec("max-wait", value: "seconds", help: "Most seconds to wait in all for retries after retryAfter (default: 5).",
                              rule: .number(min: 0)),
-                  OptionSpec("no-retry", help: "Stop at the first retryable error (exit 5, with the wait in the message).")],
+                  OptionSpec("no-retry", help: "Stop at the first retryable error (exit 5, with the wait in the message)."),
+                  OptionSpec("events", help: "Print each CKSyncEngine event as it happens, one JSON object a line (as -o jsonl).")],
         examples: [("ck sync phone", "Create device phone on first use and fetch the user's custom zones."),
                    ("ck sync tablet --conflicts server", "Sync tablet; on a conflicting key the server's value wins."),
                    ("ck sync phone --on-conflict manual", "Leave conflicts to the app: 'ck device conflicts phone' lists them."),
                    ("ck sync phone --on-conflict 'python3 merge.py'", "Merge each conflict with the app's own program."),
-                   ("ck sync phone -o json", "The sync report as JSON.")],
+                   ("ck sync phone -o json", "The sync report as JSON."),
+                   ("ck sync phone --events", "The engine's events (stateUpdate, fetchedRecordZoneChanges, …) as JSON Lines.")],
         run: run)
 
     static func run(_ inv: Invocation) throws -> Int32 {
@@ -47,6 +49,16 @@ enum SyncCommand {
         }
         engine.conflictTimeout = inv.parsed.value("conflict-timeout").flatMap { Double($0) } ?? SyncEngine.defaultConflictTimeout
         engine.retry = !inv.parsed.flag("no-retry")
+        // The event stream replaces the report: each line is written and flushed as it happens, so a sync that
+        // stops (or a crash) leaves a prefix of whole lines.
+        let format = try inv.outputFormat()
+        let streaming = inv.parsed.flag("events") || format == .jsonl
+        if streaming {
+            engine.events = { e in
+                inv.line(e.json.serialized())
+                StreamWriter.stdout.flush()
+            }
+        }
         let report: SyncReport
         do { report = try engine.sync() } catch {
             bar?.finish()
@@ -63,16 +75,16 @@ enum SyncCommand {
         bar?.finish()
         // A sync the server stopped (throttled past --max-wait, the account) reports what it did, then fails.
         if let stopped = report.stopped {
-            try inv.emit(Report(report: report))
+            if !streaming { try inv.emit(Report(report: report)) }
             throw stopped
         }
         // The device's key-value store syncs too, after the records.
         let kv: KVSyncReport
         do { kv = try KeyValueSync(device: device).sync() } catch {
-            try inv.emit(Report(report: report))
+            if !streaming { try inv.emit(Report(report: report)) }
             throw error
         }
-        try inv.emit(Report(report: report, keyValue: kv))
+        if !streaming { try inv.emit(Report(report: report, keyValue: kv)) }
         if !report.kept.isEmpty || !report.conflicts.isEmpty {
             let n = report.kept.count + report.conflicts.count
             let hint = report.conflicts.isEmpty ? "fix the cause and run 'ck sync \(name)' again; 'ck device show \(name)' counts what is pending"

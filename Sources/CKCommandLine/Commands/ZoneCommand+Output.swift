@@ -40,17 +40,21 @@ extension ZoneCommand {
         }
     }
 
-    /// `zone delete` and `zone purge`: `{"zoneID", "recordCount", "purged"?}` (ZoneDeletion); names the zone.
+    /// `zone delete`, `purge` and `reset-encrypted`: `{"zoneID", "recordCount", "purged"?, "encryptedDataReset"?}`
+    /// (ZoneDeletion); names the zone.
     struct Deleted: OutcomeOutput {
         var deletion: ZoneDeletion
 
         private var zoneName: String { deletion.zoneID.zoneName }
         var json: JSON { deletion.json }
         var names: [String] { [zoneName] }
-        var line: String { zoneName + (deletion.purged ? "\tpurged\t" : "\tdeleted\t") + String(deletion.recordCount) }
+        var line: String {
+            zoneName + (deletion.purged ? "\tpurged\t" : deletion.encryptedDataReset ? "\tencryptedDataReset\t" : "\tdeleted\t") + String(deletion.recordCount)
+        }
         var sentence: String {
             let count = deletion.recordCount
-            return "\(deletion.purged ? "Purged" : "Deleted") zone \(zoneName) and \(count) record\(count == 1 ? "" : "s")"
+            let verb = deletion.purged ? "Purged" : deletion.encryptedDataReset ? "Reset encrypted data of" : "Deleted"
+            return "\(verb) zone \(zoneName) and \(count) record\(count == 1 ? "" : "s")"
         }
     }
 }

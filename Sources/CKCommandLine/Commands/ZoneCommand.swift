@@ -24,10 +24,15 @@ enum ZoneCommand {
                         options: [OptionSpec("yes", short: "y", help: "Do not ask for confirmation.")],
                         run: delete),
             CommandSpec("purge", summary: "Delete a custom zone as the user does from iCloud settings.",
-                        discussion: "Like delete, but devices then meet userDeletedZone and the database change feed reports the zone as purged; 'ck sync' recreates the zone and uploads what the device holds again.",
+                        discussion: "Like delete, but devices then meet userDeletedZone and the database change feed reports the zone as purged; 'ck sync' wipes the zone on the device with its pending edits and does not upload them again (CKSyncEngine's deletion reason purged).",
                         arguments: [ArgumentSpec("zone", help: "Zone name.", completion: .customZone)],
                         options: [OptionSpec("yes", short: "y", help: "Do not ask for confirmation.")],
                         run: purge),
+            CommandSpec("reset-encrypted", summary: "Delete a custom zone as a reset of the user's encrypted data does.",
+                        discussion: "What CloudKit does to the user's zones when the user resets end-to-end encrypted data (recovering an account without its keys): the zone and its records go, the database change feed reports the zone deleted with reason encryptedDataReset, and 'ck sync' creates the zone again and uploads what the device holds. Web Services reports it as a plain deletion.",
+                        arguments: [ArgumentSpec("zone", help: "Zone name.", completion: .customZone)],
+                        options: [OptionSpec("yes", short: "y", help: "Do not ask for confirmation.")],
+                        run: resetEncrypted),
         ])
 
     static func caps(_ z: Zone) -> String {
@@ -61,18 +66,19 @@ enum ZoneCommand {
 
     static func delete(_ inv: Invocation) throws -> Int32 { try delete(inv, purge: false) }
     static func purge(_ inv: Invocation) throws -> Int32 { try delete(inv, purge: true) }
+    static func resetEncrypted(_ inv: Invocation) throws -> Int32 { try delete(inv, purge: false, reset: true) }
 
-    static func delete(_ inv: Invocation, purge: Bool) throws -> Int32 {
+    static func delete(_ inv: Invocation, purge: Bool, reset: Bool = false) throws -> Int32 {
         let zoneName = try inv.single("zone name")
         let db = try inv.database()
         let summary = try db.zoneSummary(zoneName)
         if !inv.parsed.flag("yes") && summary.recordCount > 0
-            && !inv.confirm("\(purge ? "Purge" : "Delete") zone \(zoneName) and its \(summary.recordCount) records?") {
+            && !inv.confirm("\(purge ? "Purge" : reset ? "Reset encrypted data of" : "Delete") zone \(zoneName) and its \(summary.recordCount) records?") {
             inv.note("nothing deleted")
             return ExitCode.failure
         }
-        let count = purge ? try db.purgeZone(zoneName) : try db.deleteZone(zoneName)
-        try inv.emit(Deleted(deletion: ZoneDeletion(zoneID: summary.zone.zoneID, recordCount: count, purged: purge)))
+        let count = purge ? try db.purgeZone(zoneName) : reset ? try db.resetEncryptedZone(zoneName) : try db.deleteZone(zoneName)
+        try inv.emit(Deleted(deletion: ZoneDeletion(zoneID: summary.zone.zoneID, recordCount: count, purged: purge, encryptedDataReset: reset)))
         return ExitCode.success
     }
 }

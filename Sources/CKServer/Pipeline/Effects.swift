@@ -76,7 +76,7 @@ extension CKDatabase {
     /// the logs in the same all-or-nothing step.
     @discardableResult
     package func recordDropped(_ zones: [Zone], catalog: inout ZoneCatalog, typesFor file: SubscriptionFile = SubscriptionFile(),
-                       purged: Bool = false) throws(CKError) -> [[String: Record]] {
+                       purged: Bool = false, encryptedDataReset: Bool = false) throws(CKError) -> [[String: Record]] {
         var seq = try env.highestSeq(catalog: catalog)
         var read: [[String: Record]] = []
         for zone in zones {
@@ -101,7 +101,7 @@ extension CKDatabase {
             }
             seq += 1
             catalog.zones.removeAll { $0.zoneID == zone.zoneID && $0.database == zone.database }
-            catalog.deleted.append((zone, store.now(), seq, purged, sharedWith.sorted()))
+            catalog.deleted.append((zone, store.now(), seq, purged, encryptedDataReset, sharedWith.sorted()))
             catalog.lastSeq = seq
         }
         return read
@@ -110,11 +110,13 @@ extension CKDatabase {
     /// The change of dropped zones (a zone delete; reset and import drop theirs inside their own swap): the writer
     /// changes the catalog and the logs together in one intent, so a crash leaves each zone whole or deleted; then
     /// the index forgets the logs and the owners' database subscriptions fire. Call with the exclusive lock held.
-    /// `purged`: deleted by the user from iCloud settings (devices then see userDeletedZone).
-    package func dropZones(_ zones: [Zone], catalog: inout ZoneCatalog, notify: Bool, purged: Bool = false) throws(CKError) -> StoreChange? {
+    /// `purged`: deleted by the user from iCloud settings (devices then see userDeletedZone); `encryptedDataReset`:
+    /// gone with the user's encrypted data (devices upload what they hold again).
+    package func dropZones(_ zones: [Zone], catalog: inout ZoneCatalog, notify: Bool, purged: Bool = false,
+                           encryptedDataReset: Bool = false) throws(CKError) -> StoreChange? {
         guard !zones.isEmpty else { return nil }
         let file = notify ? try SubscriptionFile.read(env.subscriptionsPath) : SubscriptionFile()
-        let read = try recordDropped(zones, catalog: &catalog, typesFor: file, purged: purged)
+        let read = try recordDropped(zones, catalog: &catalog, typesFor: file, purged: purged, encryptedDataReset: encryptedDataReset)
         let paths = zones.map { env.logPath(database: $0.database, zone: $0.zoneID) }
         let names = zones.map(\.zoneID.zoneName).joined(separator: ", ")
         // The owners' notification logs, with the deletions' notifications added, are swapped in by the same
@@ -129,7 +131,7 @@ extension CKDatabase {
                 byOwner[owner, default: []] += list
             }
         }
-        return .dropZones(operation: (purged ? "zone purge " : "zone delete ") + names, catalog: catalog, logs: paths,
+        return .dropZones(operation: (purged ? "zone purge " : encryptedDataReset ? "zone reset-encrypted " : "zone delete ") + names, catalog: catalog, logs: paths,
                           notifications: byOwner)
     }
 }

@@ -25,7 +25,8 @@ public struct ZoneChangesResponse: Sendable {
     }
 }
 
-/// A changes/database response: `zones` (each a `zoneID`, with `deleted` or `purged` when so), `syncToken`, `moreComing`.
+/// A changes/database response: `zones` (each a `zoneID`, with `deleted`, and `purged` or `encryptedDataReset` when so),
+/// `syncToken`, `moreComing`. The last two are ck's (the CLI's JSON); the Web Services wire sends `deleted` only.
 public struct DatabaseChangesResponse: Sendable {
     public var changes: DatabaseChanges
 
@@ -35,6 +36,7 @@ public struct DatabaseChangesResponse: Sendable {
         var o: [String: JSON] = ["zoneID": z.zoneID.json]
         if z.deleted { o["deleted"] = .bool(true) }
         if z.purged { o["purged"] = .bool(true) }
+        if z.encryptedDataReset { o["encryptedDataReset"] = .bool(true) }
         return .object(o)
     }
 

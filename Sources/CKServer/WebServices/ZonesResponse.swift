@@ -40,16 +40,20 @@ public struct ZoneDeletion: Sendable {
     public var zoneID: ZoneID
     public var recordCount: Int
     public var purged: Bool
+    /// Deleted as a reset of the user's encrypted data does (`ck zone reset-encrypted`).
+    public var encryptedDataReset = false
 
-    public init(zoneID: ZoneID, recordCount: Int, purged: Bool) {
+    public init(zoneID: ZoneID, recordCount: Int, purged: Bool, encryptedDataReset: Bool = false) {
         self.zoneID = zoneID
         self.recordCount = recordCount
         self.purged = purged
+        self.encryptedDataReset = encryptedDataReset
     }
 
     public var json: JSON {
         var o: [String: JSON] = ["zoneID": zoneID.json, "deleted": .bool(true), "recordCount": .int(Int64(recordCount))]
         if purged { o["purged"] = .bool(true) }
+        if encryptedDataReset { o["encryptedDataReset"] = .bool(true) }
         return .object(o)
     }
 }
