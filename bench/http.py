@@ -8,8 +8,11 @@ RECORDS `Note` records, then measures requests/s and the cost per request of
   - the floor:                 GET / on http-floor
   - ck serve's own cost:       GET /_ck/nothing (a 404 in CloudKit's error shape, needing no route and
                                answered on the event loop, as every such answer is)
-  - the hand-off to a worker:  GET /_ck/requests?after=<huge> (a route that runs on a worker, as every request that
-                               may touch the store does, and answers an empty page: the hand-off and little else)
+  - a route, in place:         GET /_ck/requests?after=<huge> (an empty page of the request log, answered on the loop
+                               as health and the store reads are while their lock is free)
+  - the hand-off to a worker:  GET /_ck/faults (the fault rules: a route that runs on a worker, as writes do, and a
+                               read of one small file; the hand-off and little else)
+  - health:                    GET /_ck/health (on the loop; two reads of the store's files)
   - records/lookup of one:     POST /database/1/<container>/development/private/records/lookup on `ck serve --no-auth`
   - records/query of a page:   POST …/records/query (100 records, TRUEPREDICATE sorted by ___createTime)
   - records/modify of one:     POST …/records/modify (a forceUpdate of one record: every request is a write)
@@ -169,9 +172,12 @@ def main(argv: list[str]) -> int:
         nothing = load(loader, port, a.clients, a.requests, "GET", "/_ck/nothing")
         nothing["note"] = "every answer a 404, as meant"
         rows["ck serve: GET /_ck/nothing (404, no store)"] = nothing
-        # The same, plus the hand-off to a worker thread and back that every store request takes.
-        rows["ck serve: GET /_ck/requests (worker)"] = load(loader, port, a.clients, a.requests, "GET",
-                                                            "/_ck/requests?after=999999999999")
+        # The same, plus a route and a JSON answer built, on the loop.
+        rows["ck serve: GET /_ck/requests (loop)"] = load(loader, port, a.clients, a.requests, "GET",
+                                                          "/_ck/requests?after=999999999999")
+        # A small route plus the hand-off to a worker thread and back that writes (and reads that find the store
+        # lock taken) take.
+        rows["ck serve: GET /_ck/faults (worker)"] = load(loader, port, a.clients, a.requests, "GET", "/_ck/faults")
         rows["ck serve: GET /_ck/health"] = load(loader, port, a.clients, a.requests, "GET", "/_ck/health")
         for label, target, body in (("ck serve: records/lookup, 1 record", f"{base}/lookup", lookup),
                                     ("ck serve: records/query, 100 records", f"{base}/query", query),

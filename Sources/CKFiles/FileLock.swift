@@ -66,6 +66,11 @@ package final class FileLock {
         // Uncontended, the lock is taken at once; a wait past a second is told (another ck is at work).
         // Once locked, directories another process moved meanwhile are walked afresh.
         if flock(fd, mode | LOCK_NB) == 0 { DirectoryCache.forgetAll(keepingWayTo: path); return }
+        // An event loop answering in place never waits: its request goes to a thread that does (LockNoWait).
+        if LockNoWait.refuses() {
+            close(fd)
+            throw LockNoWait.refusal(path)
+        }
         let timeout: Double
         do throws(CKError) { timeout = try FileLock.timeout() } catch {
             close(fd)

@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 import CKModel
 import CKServer
+import CKFiles
 
 /// `ck serve`'s request handling: CORS, the control plane, asset and courier URLs, and CloudKit Web Services,
 /// each request decoded into the same operations the command line runs through `perform`.
@@ -65,8 +66,40 @@ public final class CloudKitServer: HTTPResponder {
         let started = DispatchTime.now().uptimeNanoseconds
         let requestID = RequestID.next()
         var entry = RequestLog.Entry(time: store.now(), method: request.method, path: request.path, requestID: requestID)
-        guard let response = routingAnswer(request, requestID: requestID, entry: &entry) else { return nil }
+        entry.inPlace = true
+        if let response = routingAnswer(request, requestID: requestID, entry: &entry) ?? inPlaceAnswer(request, requestID: requestID, entry: &entry) {
+            return finish(response, request: request, entry: entry, started: started)
+        }
+        guard readsInPlace(request) else { return nil }
+        let response = webServices(request, requestID: requestID, entry: &entry)
+        // A lock it needed was taken: what it did is dropped (it only read), and a worker, which may wait, does the
+        // whole request again. Nothing was logged or sent.
+        if LockNoWait.takeRefusal() { return nil }
         return finish(response, request: request, entry: entry, started: started)
+    }
+
+    /// Web Services operations that only read: answered in place while every lock they need is free.
+    private static let inPlaceReads: Set<String> = ["records/lookup", "records/query", "records/changes", "zones/list", "zones/lookup",
+                                                    "zones/changes", "changes/database", "changes/zone"]
+
+    /// Whether a request is a Web Services read to try in place. Not with single-use tokens: authentication spends
+    /// the token before a taken lock is found, and the worker's second try would find it spent.
+    private func readsInPlace(_ request: HTTPRequest) -> Bool {
+        guard !options.singleUseTokens, request.path.hasPrefix("/database/"),
+              let path = try? WebServicesPath.parse(request.path) else { return false }
+        return Self.inPlaceReads.contains(path.operation)
+    }
+
+    /// The control-plane routes that read only memory, or a file without taking a lock (`/_ck/health`, the request
+    /// log but for its event stream), answered where they arrive: the hand-off to a worker and back would cost more
+    /// than they do, and nothing in them can wait on the command line. nil for every other request.
+    private func inPlaceAnswer(_ request: HTTPRequest, requestID: String, entry: inout RequestLog.Entry) -> HTTPResponse? {
+        let path = request.path
+        let answers = path == "/_ck/health" || path == ControlPlane.requestsPath
+            || (path.hasPrefix(ControlPlane.requestsPath + "/") && path != ControlPlane.eventsPath)
+        guard answers else { return nil }
+        entry.operation = "control" + path.dropFirst(4)
+        return ControlPlane.handle(request, server: self, requestID: requestID)
     }
 
     /// The answer given before any route runs, without the store: a CORS preflight, a control-plane path that is

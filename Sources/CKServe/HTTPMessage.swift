@@ -135,7 +135,7 @@ public typealias HTTPReply = @Sendable (HTTPResponse) -> Void
 public protocol HTTPResponder: Sendable {
     /// Answers one request by calling `reply` exactly once.
     func respond(to request: HTTPRequest, reply: @escaping HTTPReply, closed: HTTPClosedSignal)
-    /// The answer, if it can be given at once without waiting on anything (no store, no lock, no I/O): the
+    /// The answer, if it can be given at once without waiting on anything (no lock, no long-poll): the
     /// transport calls this on its event loop and sends what it returns there, sparing the hand-off to a worker.
     /// nil sends the request to `respond` on a worker.
     func respondAtOnce(to request: HTTPRequest) -> HTTPResponse?

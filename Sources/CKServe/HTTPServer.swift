@@ -1,4 +1,5 @@
 import CKModel
+import CKFiles
 import CckEvent
 import Dispatch
 import Synchronization
@@ -145,7 +146,10 @@ public final class HTTPServer: @unchecked Sendable {
     /// with a shutting-down error).
     public func run() {
         if shared.withLock({ $0.stopAsked }) { beginStop() }
+        // The loop answers reads in place only while their locks are free; a taken one sends the request to a worker.
+        LockNoWait.enter()
         event_base_dispatch(base)
+        LockNoWait.leave()
         shared.withLock { $0.loopOpen = false }
         // Closes every connection; requests still held are freed by evhttp with them.
         evhttp_free(http)

@@ -24,6 +24,8 @@ public final class RequestLog: Sendable {
         public var rule: String?
         /// Seconds from the request's arrival to its reply.
         public var duration: Double = 0
+        /// Answered on the event loop that read it, without the hand-off to a worker (what waits on nothing).
+        public var inPlace = false
         /// The request's body as text, cut at `maxBodyText` bytes; `"<N bytes>"` when it is not UTF-8; secrets
         /// redacted (`keepBodies`). nil when not kept (the entry has left the window, or was read from a list).
         public var requestBody: String?
@@ -43,7 +45,7 @@ public final class RequestLog: Sendable {
 
         /// The entry as `GET /_ck/requests` sends it: `{seq, time (ISO 8601), method, path, status, duration (ms),
         /// requestID}`, plus `container`, `database`, `operation`, `caller`, `serverErrorCode`, `reason` and `rule`
-        /// when known.
+        /// when known, and `inPlace: true` for a request answered on the event loop.
         public var json: JSON {
             var o: [String: JSON] = ["seq": .int(seq), "time": .string(ISO8601.format(milliseconds: time)), "method": .string(method),
                                      "path": .string(path), "status": .int(Int64(status)), "requestID": .string(requestID),
@@ -55,6 +57,7 @@ public final class RequestLog: Sendable {
             if let serverErrorCode { o["serverErrorCode"] = .string(serverErrorCode) }
             if let reason { o["reason"] = .string(reason) }
             if let rule { o["rule"] = .string(rule) }
+            if inPlace { o["inPlace"] = .bool(true) }
             return .object(o)
         }
 
@@ -86,6 +89,7 @@ public final class RequestLog: Sendable {
             reason = json["reason"]?.stringValue
             rule = json["rule"]?.stringValue
             duration = (json["duration"]?.doubleValue ?? 0) / 1000
+            inPlace = json["inPlace"] == .bool(true)
             requestBody = json["requestBody"]?.stringValue
             responseBody = json["responseBody"]?.stringValue
             requestBodyTruncated = json["requestBodyTruncated"] == .bool(true)
