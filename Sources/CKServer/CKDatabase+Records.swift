@@ -62,6 +62,8 @@ extension CKDatabase {
             var schema = try env.readSchema()
             var sinceSync = 0
             var committed = false
+            // Field and type names found valid, kept from request to request (a bulk load checks each once).
+            var checked = (keys: Set<String>(), types: Set<String>())
             while let operations = nextRequest() {
                 guard operations.count <= CKDatabase.maxOperationsPerRequest else {
                     throw CKError(.limitExceeded, "\(operations.count) operations in one request; CloudKit allows \(CKDatabase.maxOperationsPerRequest)",
@@ -73,6 +75,7 @@ extension CKDatabase {
                 var session = ModifySession(db: self, zone: zone, logPath: effects.path, reader: effects.reader, schema: schema,
                                             seq: seq, stagedAssets: stagedAssets, gate: state.gate, files: files)
                 session.quota = state.quota
+                (session.checkedKeys, session.checkedTypes) = checked
                 let result = applyRequest(operations, session: &session, atomic: atomic && zone.capabilities.contains(.atomic))
                 try session.checkRequestSize()
                 if let lost = session.lostResponse { state.lostResponse = lost }
@@ -86,6 +89,7 @@ extension CKDatabase {
                     schema = session.schema
                     state.quota = session.quota
                 }
+                checked = (session.checkedKeys, session.checkedTypes)
                 try each(result)
                 sinceSync += 1
                 if sinceSync >= syncEvery {
@@ -113,6 +117,14 @@ extension CKDatabase {
         var cascaded: [RecordResult] = []
         var seen = Set<String>()
         session.requestSaves = Set(operations.filter { !$0.type.isDelete }.compactMap(\.recordName))
+        // Which of the request's names exist, asked once (a failed lookup leaves each record to its own).
+        if operations.count > 1 {
+            let names = operations.compactMap(\.recordName)
+            if let found = try? session.reader.existing(names) {
+                session.lookedUp = Set(names)
+                session.existingNames = found
+            }
+        }
         for op in operations {
             let mark = session.mark()
             do throws(CKError) {
@@ -207,6 +219,12 @@ package struct ModifySession {
     package var lostResponse: CKError?
     /// Records this request deleted in the default zone, whose DELETE_SELF cascades run after its operations.
     package var pendingCascades: [String] = []
+    /// Names whose existence in the zone was asked at once for the request, and those of them that exist.
+    package var lookedUp = Set<String>()
+    package var existingNames = Set<String>()
+    /// Field names and record type names found valid (the check's answer does not change).
+    package var checkedKeys = Set<String>()
+    package var checkedTypes = Set<String>()
 
     package init(db: CKDatabase, zone: Zone, logPath: String, reader: ZoneReader, schema: Schema, seq: Int64,
          stagedAssets: [String: [UInt8]], gate: RecordGate, files: FileSource) {
@@ -219,9 +237,14 @@ package struct ModifySession {
         self.schema = schema
         self.seq = seq
         self.stagedAssets = stagedAssets
+        now = db.store.now()
     }
 
-    package var stamp: RecordStamp { RecordStamp(timestamp: db.store.now(), userRecordName: db.userRecordName, deviceID: db.deviceID) }
+    /// The request's time, read once when it starts: its records are stamped with one server time, as CloudKit
+    /// stamps a request (reading the store's clock is a look at clock.json each time).
+    package let now: Int64
+
+    package var stamp: RecordStamp { RecordStamp(timestamp: now, userRecordName: db.userRecordName, deviceID: db.deviceID) }
 
     /// The state to return to when an operation fails.
     package struct Mark {
@@ -251,6 +274,8 @@ package struct ModifySession {
     /// The record as this request sees it: its own changes first, then the zone.
     package func current(_ name: String) throws(CKError) -> Record? {
         if let o = overlay[name] { return o }
+        // Known absent from the zone: no lookup (a user record is made, not read).
+        if lookedUp.contains(name) && !existingNames.contains(name) { return try db.userRecord(name, zone: zone) }
         if let r = try reader.record(name) { return r }
         return try db.userRecord(name, zone: zone)
     }
@@ -325,7 +350,7 @@ package struct ModifySession {
         guard let recordType = op.recordType ?? existing?.recordType else {
             throw CKError.invalid("record '\(name)' does not exist, so its recordType is required")
         }
-        try Names.validateRecordType(recordType)
+        if !checkedTypes.contains(recordType) { try Names.validateRecordType(recordType) }
         if let existing, existing.recordType != recordType {
             throw CKError.invalid("record '\(name)' exists with type '\(existing.recordType)'; a record's type can't change to '\(recordType)'")
         }
@@ -344,7 +369,10 @@ package struct ModifySession {
         var setValues: [String: FieldValue] = [:]
         for key in op.fields.keys.sorted() {
             guard let input = op.fields[key] else { continue }
-            if !(recordType == Share.recordType && Share.systemFieldKeys.contains(key)) { try Names.validateFieldName(key) }
+            if !(recordType == Share.recordType && Share.systemFieldKeys.contains(key)) && !checkedKeys.contains(key) {
+                try Names.validateFieldName(key)
+                checkedKeys.insert(key)
+            }
             if case .unset = input { fields[key] = nil; continue }
             guard let v = try resolve(input, recordType: recordType, key: key) else { fields[key] = nil; continue }
             try checkReferences(v, key: key, held: existing?.fields[key])
@@ -352,11 +380,15 @@ package struct ModifySession {
             setValues[key] = v
             fields[key] = v
         }
-        var s = schema
-        if try s.admit(recordType: recordType, values: setValues, environment: db.environment) {
-            schema = s
-            schemaChanged = true
+        // Values of fields the schema already declares so admit nothing: no copy of the schema to admit them.
+        if !schema.declaresAll(recordType, setValues) {
+            var s = schema
+            if try s.admit(recordType: recordType, values: setValues, environment: db.environment) {
+                schema = s
+                schemaChanged = true
+            }
         }
+        checkedTypes.insert(recordType)
         seq += 1
         let now = stamp
         let parent = try resolveParent(op.parent, name: name, existing: existing, replaces: op.type.replacesFields)
@@ -398,13 +430,16 @@ package struct ModifySession {
 
     /// Types a client value by the schema (declared type), else its explicit or inferred type.
     package mutating func resolve(_ input: FieldInput, recordType: String, key: String) throws(CKError) -> FieldValue? {
-        let declared = schema.declaredType(recordType, key)
-        let path = "fields.\(key)"
         switch input {
         case .unset: return nil
-        case .value(let v): return Schema.coerceEmptyList(v, declared)
-        case .json(let j): return try schema.value(fieldJSON: j, recordType: recordType, key: key, path: path)
+        // A value typed as it was read needs the schema only when it is an empty list (typed by the declared list).
+        case .value(let v):
+            if case .list(_, let items) = v, items.isEmpty { return Schema.coerceEmptyList(v, schema.declaredType(recordType, key)) }
+            return v
+        case .json(let j): return try schema.value(fieldJSON: j, recordType: recordType, key: key, path: "fields.\(key)")
         case .text(let text, let explicit, let action, let encrypted):
+            let declared = schema.declaredType(recordType, key)
+            let path = "fields.\(key)"
             var parser = ValueParser(files: files)
             parser.now = db.store.now
             var v = try parser.parse(text, as: explicit ?? declared ?? ValueParser.inferType(text), path: path)
@@ -552,7 +587,7 @@ package struct ModifySession {
         quota?.remove(r)
         seq += 1
         setOverlay(r.recordName, nil)
-        entries.append(.delete(seq: seq, recordName: r.recordName, recordType: r.recordType, at: db.store.now(),
+        entries.append(.delete(seq: seq, recordName: r.recordName, recordType: r.recordType, at: now,
                                userRecordName: db.userRecordName))
     }
 }

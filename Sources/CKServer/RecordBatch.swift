@@ -81,6 +81,8 @@ public struct RecordBatch: Sendable {
         var total = 0
         var kept: [RecordOperation] = []
         var keptBytes = 0
+        // Field and type names found valid: each is checked once, not once a line.
+        var checked = (keys: Set<String>(), types: Set<String>())
         self.kept = ([], nil, "")
         for i in spans.indices {
             do throws(CKError) {
@@ -88,7 +90,8 @@ public struct RecordBatch: Sendable {
                 keptBytes += spans[i].range.count
                 if problems.isEmpty, kept.count == i, keptBytes <= RecordBatch.keptBytes { kept.append(op) }
                 try located(i) { () throws(CKError) in
-                    try RecordBatch.checkTypes(op, record: record, zone: zone, schema: &schema, environment: db.environment)
+                    try RecordBatch.checkTypes(op, record: record, zone: zone, schema: &schema, environment: db.environment,
+                                               checked: &checked)
                 }
             } catch {
                 total += 1
@@ -116,17 +119,23 @@ public struct RecordBatch: Sendable {
 
     /// The types of an operation's fields as a save would check them, growing `schema` as the save would.
     package static func checkTypes(_ op: RecordOperation, record: String, zone: String, schema: inout Schema,
-                           environment: Environment) throws(CKError) {
+                           environment: Environment, checked: inout (keys: Set<String>, types: Set<String>)) throws(CKError) {
         if let name = op.recordName {
             do { try Names.validateRecordName(name) } catch { throw CKError.invalid("\(record).recordName: \(error.reason)", hint: error.hint) }
         }
         guard !op.type.isDelete, let type = op.recordType else { return }
-        do { try Names.validateRecordType(type) } catch { throw CKError.invalid("\(record).recordType: \(error.reason)") }
+        if !checked.types.contains(type) {
+            do { try Names.validateRecordType(type) } catch { throw CKError.invalid("\(record).recordType: \(error.reason)") }
+            checked.types.insert(type)
+        }
         let keys = op.fields.keys.sorted()
         // Usually every field is valid: type them all and admit them at once; any failure repeats the check key
         // by key, which says which key failed first.
-        if let values = try? typedValues(op, keys: keys, type: type, zone: zone, schema: schema) {
-            if values.isEmpty { return }
+        if let values = try? typedValues(op, keys: keys, type: type, zone: zone, schema: schema, checked: checked.keys) {
+            // Every key passed the name check (a share's system keys are not field names: left out).
+            for key in keys where !(type == Share.recordType && Share.systemFieldKeys.contains(key)) { checked.keys.insert(key) }
+            // Fields the schema declares with these types admit nothing: no copy of the schema to admit them.
+            if values.isEmpty || schema.declaresAll(type, values) { return }
             var s = schema
             if (try? s.admit(recordType: type, values: values, environment: environment)) != nil {
                 schema = s
@@ -148,11 +157,11 @@ public struct RecordBatch: Sendable {
 
     /// The typed values of an operation's fields, or an error if any of them is not valid.
     package static func typedValues(_ op: RecordOperation, keys: [String], type: String, zone: String,
-                            schema: Schema) throws(CKError) -> [String: FieldValue] {
+                            schema: Schema, checked: Set<String> = []) throws(CKError) -> [String: FieldValue] {
         var values: [String: FieldValue] = [:]
         for key in keys {
             // A share's system keys (cloudkit.title, …) are fields of cloudkit.share records only.
-            if !(type == Share.recordType && Share.systemFieldKeys.contains(key)) { try Names.validateFieldName(key) }
+            if !(type == Share.recordType && Share.systemFieldKeys.contains(key)) && !checked.contains(key) { try Names.validateFieldName(key) }
             guard let v = try value(op.fields[key], type: type, key: key, path: "", schema: schema) else { continue }
             for r in RecordIndex.references(v) { try CKDatabase.checkReferenceZone(r, key: key, zone: zone) }
             values[key] = v
@@ -165,7 +174,10 @@ public struct RecordBatch: Sendable {
                       schema: Schema) throws(CKError) -> FieldValue? {
         switch input {
         case .json(let j)?: return try schema.value(fieldJSON: j, recordType: type, key: key, path: path)
-        case .value(let v)?: return Schema.coerceEmptyList(v, schema.declaredType(type, key))
+        case .value(let v)?:
+            // Only an empty list takes its type from the schema.
+            if case .list(_, let items) = v, items.isEmpty { return Schema.coerceEmptyList(v, schema.declaredType(type, key)) }
+            return v
         default: return nil
         }
     }

@@ -246,11 +246,14 @@ package final class RecordIndex {
         let addRef = try db.prepare("INSERT INTO refs(log, name, target, action) VALUES(?1, ?2, ?3, ?4)")
         // Every deletion is kept (the change feed tells a record's latest one by name); saves don't touch them.
         let addDelete = try db.prepare("INSERT OR IGNORE INTO deletes(log, seq, name, type) VALUES(?1, ?2, ?3, ?4)")
+        // A log without reference rows has none to clear: a bulk load of records without references (or of new
+        // records into a zone without any) deletes nothing per record.
+        var refsHeld = try hasRefs(log)
         for (i, e) in entries.enumerated() {
             switch e {
             case .save(let seq, let r):
                 try upsert.run([log, r.recordName, r.recordType, spans[i].offset, spans[i].length, seq, r.created.timestamp, r.modified.timestamp])
-                try clearRefs.run([log, r.recordName])
+                if refsHeld { try clearRefs.run([log, r.recordName]) }
                 if ready {
                     try dropTokens(log, r.recordName)
                     try clearVals.run([log, r.recordName])
@@ -260,12 +263,15 @@ package final class RecordIndex {
                     for (num, txt) in RecordIndex.indexValues(value) where ready {
                         try addVal.run([log, r.recordName, field, num, txt, txt.map(RecordIndex.fold)])
                     }
-                    for ref in RecordIndex.references(value) { try addRef.run([log, r.recordName, ref.recordName, ref.action.rawValue]) }
+                    for ref in RecordIndex.references(value) {
+                        try addRef.run([log, r.recordName, ref.recordName, ref.action.rawValue])
+                        refsHeld = true
+                    }
                 }
             case .delete(let seq, let name, let type, _, _):
                 try remove.run([log, name])
                 try addDelete.run([log, seq, name, type])
-                try clearRefs.run([log, name])
+                if refsHeld { try clearRefs.run([log, name]) }
                 if ready {
                     try dropTokens(log, name)
                     try clearVals.run([log, name])
@@ -299,6 +305,13 @@ package final class RecordIndex {
     }
 
     // MARK: Reading
+
+    /// Whether any record of a log has a reference row.
+    private func hasRefs(_ log: Int64) throws(SQLiteConnection.Failure) -> Bool {
+        let s = try db.prepare("SELECT 1 FROM refs WHERE log = ?1 LIMIT 1")
+        try s.bind([log])
+        return try s.step()
+    }
 
     package func valuesReady(_ log: Int64) throws(SQLiteConnection.Failure) -> Bool {
         let s = try db.prepare("SELECT vals_ready FROM logs WHERE log = ?1")
@@ -353,6 +366,34 @@ package final class RecordIndex {
             var out: [String] = []
             while try s.step() { out.append(s.text(0)) }
             return out
+        }
+    }
+
+    /// The most names `existing(_:names:)` asks about in one statement (a request's operations).
+    package static let existingBatch = 200
+    private static let existingSQL = "SELECT name FROM records WHERE log = ?1 AND name IN ("
+        + (2...(existingBatch + 1)).map { "?\($0)" }.joined(by: ", ") + ")"
+
+    /// Which of `names` are live records in a log: one statement per 200 names, where a lookup each costs a
+    /// statement each (a bulk load's request asks about every record it saves).
+    package func existing(_ logPath: String, names: [String]) throws(CKError) -> Set<String> {
+        let log = try key(logPath)
+        return try wrap { () throws(SQLiteConnection.Failure) -> Set<String> in
+            var found = Set<String>()
+            var start = 0
+            while start < names.count {
+                let end = min(start + RecordIndex.existingBatch, names.count)
+                var values: [any SQLiteBindable] = [log]
+                values.reserveCapacity(RecordIndex.existingBatch + 1)
+                for n in names[start..<end] { values.append(n) }
+                // Unused places are NULL, which matches no name.
+                while values.count <= RecordIndex.existingBatch { values.append(String?.none) }
+                let s = try db.prepare(RecordIndex.existingSQL)
+                try s.bind(values)
+                while try s.step() { found.insert(s.text(0)) }
+                start = end
+            }
+            return found
         }
     }
 

@@ -6,6 +6,9 @@ package protocol ZoneReader {
     /// Names of records whose references with `action` point at `target`.
     func referrers(to target: String, action: Reference.Action) throws(CKError) -> [String]
     func count() throws(CKError) -> Int
+    /// Which of `names` are live records, when the reader can tell for many names at once cheaper than one by
+    /// one (nil: ask `record` for each).
+    func existing(_ names: [String]) throws(CKError) -> Set<String>?
 }
 
 /// A zone read whole into memory (no index, or the index is disabled).
@@ -31,6 +34,8 @@ package struct FoldedZone: ZoneReader {
     }
 
     package func count() throws(CKError) -> Int { live.count }
+
+    package func existing(_ names: [String]) throws(CKError) -> Set<String>? { nil }
 }
 
 /// A zone read through `.index.sqlite`: one line read per record asked for.
@@ -45,6 +50,8 @@ package struct IndexedZone: ZoneReader {
     }
 
     package func count() throws(CKError) -> Int { try index.count(logPath) }
+
+    package func existing(_ names: [String]) throws(CKError) -> Set<String>? { try index.existing(logPath, names: names) }
 }
 
 extension EnvironmentStore {

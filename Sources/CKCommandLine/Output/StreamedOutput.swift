@@ -25,6 +25,9 @@ struct PageStream<Output: StreamedOutput> {
 
     /// Prints a page (what its format prints as it comes).
     mutating func add(_ page: Output.Page) {
+        // Stdout is /dev/null: a page printed as it comes would reach nobody (a bulk load's output, sent away).
+        // The formats that wait for the end still gather it, for the notes they may print on stderr.
+        if inv.terminal.stdoutDiscarded, format == .plain || format == .jsonl || format == .name { return }
         let text = output.add(page, as: format)
         if !text.isEmpty { inv.out(text) }
     }

@@ -21,6 +21,8 @@ public struct Terminal: @unchecked Sendable {
     /// The terminal's size in columns and rows when stdout is one (`COLUMNS` and `LINES` override it).
     public var columns: Int?
     public var rows: Int?
+    /// Stdout is `/dev/null`: what is written there reaches nobody, so output need not be rendered.
+    public var stdoutDiscarded = false
 
     public init(writeOut: @escaping (String) -> Void, writeErr: @escaping (String) -> Void,
                 readStdin: @escaping () -> [UInt8], readLine: @escaping () -> String? = { nil },
@@ -50,6 +52,7 @@ public struct Terminal: @unchecked Sendable {
             workingDirectory: currentDirectory())
         t.writeOutBytes = { StreamWriter.stdout.write(bytes: $0) }
         t.stdinDescriptor = 0
+        t.stdoutDiscarded = !t.stdoutIsTTY && isDevNull(fd: 1)
         var size = winsize()
         if t.stdoutIsTTY, ioctl(1, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 {
             t.columns = Int(size.ws_col)
@@ -69,6 +72,13 @@ extension Terminal {
 /// The process environment, read from `environ` directly: ProcessInfo's copy costs a third of `ck --version`
 /// (first-use generic metadata and conformance lookups in a large static binary). The first of two equal names wins,
 /// as getenv(3) answers.
+/// Whether `fd` is the null device: a character device with `/dev/null`'s device number.
+func isDevNull(fd: Int32) -> Bool {
+    var out = stat(), null = stat()
+    guard fstat(fd, &out) == 0, (out.st_mode & S_IFMT) == S_IFCHR, stat("/dev/null", &null) == 0 else { return false }
+    return (null.st_mode & S_IFMT) == S_IFCHR && out.st_rdev == null.st_rdev
+}
+
 func processEnvironment() -> [String: String] {
     var env: [String: String] = [:]
     var p = environ
