@@ -48,6 +48,8 @@ package struct StoredRecord {
     /// Appends the text a canonical JSON string body stands for (the only escapes in it are those
     /// `JSON.writeString` writes).
     package static func unescape(_ body: ArraySlice<UInt8>, into out: inout [UInt8]) {
+        // Most strings have no escape: copied whole.
+        if !body.contains(UInt8(ascii: "\\")) { out += body; return }
         var i = body.startIndex
         var run = i
         while i < body.endIndex {
@@ -138,6 +140,7 @@ private struct StoredRecordScanner {
         let tag = try string()
         try expect(#","deleted":false,"fields":{"#)
         var fields: [StoredField] = []
+        fields.reserveCapacity(8)
         if !accept("}") {
             var previous: Range<Int>? = nil
             repeat {
@@ -191,7 +194,9 @@ private struct StoredRecordScanner {
         }
         guard j < p.b.count, p.b[j] == UInt8(ascii: "\""), j > p.i + 1 else { throw NotStored() }
         let key = p.i + 1..<j
-        if JSON.keyOrder[String(decoding: UnsafeBufferPointer(rebasing: p.b[key]), as: UTF8.self)] != nil { throw NotStored() }
+        // Compared as bytes: a String and a dictionary lookup per field cost more than the rest of its scan.
+        let name = UnsafeBufferPointer(rebasing: p.b[key])
+        for k in StoredRecordScanner.rankedKeys where k.count == name.count && k.elementsEqual(name) { throw NotStored() }
         p.i = j + 1
         return key
     }
@@ -203,6 +208,17 @@ private struct StoredRecordScanner {
         let start = p.i + 1
         var j = start
         let b = p.b
+        if let base = b.baseAddress {
+            // Eight bytes at a time while none is a quote, a backslash, a control byte or non-ASCII (most text).
+            let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
+            while j + 8 <= b.count {
+                let x = UnsafeRawPointer(base + j).loadUnaligned(as: UInt64.self)
+                let quote = x ^ (ones &* 0x22), slash = x ^ (ones &* 0x5C)
+                let special = ((quote &- ones) & ~quote) | ((slash &- ones) & ~slash) | (x &- ones &* 0x20) | x
+                if special & highs != 0 { break }
+                j += 8
+            }
+        }
         while j < b.count {
             let c = b[j]
             if c == UInt8(ascii: "\"") { break }
@@ -229,6 +245,9 @@ private struct StoredRecordScanner {
         p.i = j + 1
         return start..<j
     }
+
+    /// The keys `JSON.keyOrder` ranks, as bytes.
+    static let rankedKeys: [[UInt8]] = JSON.keyOrder.keys.map { Array($0.utf8) }
 
     static func isLowerHex(_ c: UInt8) -> Bool { (c >= 48 && c <= 57) || (c >= 0x61 && c <= 0x66) }
 
@@ -306,7 +325,7 @@ private struct StoredRecordScanner {
             if c == UInt8(ascii: "[") {
                 if let list = try? commonList(), accept("}") { return StoredField(key: key, value: valueStart..<list.end, kind: list.kind) }
             } else if let base = scalarBase(c) {
-                if let (kind, range) = try? scalar(base), let (type, _) = typeName(), type == FieldType(base, list: false), accept("}") {
+                if let (kind, range) = try? scalar(base), let (type, _) = typeName(), type.base == base, !type.isList, accept("}") {
                     return StoredField(key: key, value: range, kind: kind)
                 }
             }
@@ -323,9 +342,12 @@ private struct StoredRecordScanner {
         // The number's type is named after it: look ahead to it.
         var j = p.i
         while j < p.b.count, p.b[j] != UInt8(ascii: ",") { j += 1 }
-        let rest = UnsafeBufferPointer(rebasing: p.b[j..<p.b.count])
-        if rest.starts(with: #","type":"INT64"}"#.utf8) { return .int64 }
-        if rest.starts(with: #","type":"TIMESTAMP"}"#.utf8) { return .timestamp }
+        func next(_ text: StaticString) -> Bool {
+            guard j + text.utf8CodeUnitCount <= p.b.count, let base = p.b.baseAddress else { return false }
+            return memcmp(base + j, text.utf8Start, text.utf8CodeUnitCount) == 0
+        }
+        if next(#","type":"INT64"}"#) { return .int64 }
+        if next(#","type":"TIMESTAMP"}"#) { return .timestamp }
         return nil
     }
 

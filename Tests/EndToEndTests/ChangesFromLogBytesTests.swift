@@ -98,4 +98,43 @@ import Testing
         #expect(json.contains(child), "\(json)")
         #expect(json.contains(#""fields": {},"#) == false && json.contains(#""value": [],"#), "an empty list stays on one line: \(json)")
     }
+
+    /// The static release build `.ci/run` makes before the tests (instructions of a debug build say nothing about
+    /// the shipped one); nil when it was not built.
+    static let releaseBinary: String? = {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let p = root.appendingPathComponent(".build/release/ck").path
+        return FileManager.default.isExecutableFile(atPath: p) ? p : nil
+    }()
+
+    /// What the change is for: a change written from its log line costs a fraction of one decoded into a record and
+    /// rendered again. Instructions counted by callgrind (not time), per change: the difference between a feed of
+    /// 400 and one of 100 changes, so start-up cancels out. `--keys` naming every field takes the decoding path.
+    @Test(RequiredTool.needed("valgrind"),
+          .enabled(if: RequiredTool.inCI || releaseBinary != nil, "needs the static release build (.ci/run makes it)"))
+    func aChangeCostsAFractionOfDecodingIt() throws {
+        let valgrind = try RequiredTool.require("valgrind")
+        let ck = try #require(Self.releaseBinary, "build it: swift build -c release -Xswiftc -static-executable --product ck")
+        let s = try Sandbox()
+        var lines: [String] = []
+        for i in 0..<400 {
+            let body = String(repeating: "lorem ipsum dolor sit amet ", count: 8)
+            lines.append(#"{"recordName":"note-\#(i)","recordType":"Note","fields":{"title":{"value":"Title \#(i)","type":"STRING"},"body":{"value":"\#(body)","type":"STRING"},"date":{"value":\#(1_600_000_000_000 + i),"type":"TIMESTAMP"},"priority":{"value":\#(i % 100),"type":"INT64"},"tags":{"value":["a","b"],"type":"STRING_LIST"}}}"#)
+        }
+        try s.write(lines.joined(separator: "\n") + "\n", to: "notes.jsonl")
+        #expect(try s.run(["zone", "create", "Z"], program: ck).status == 0)
+        #expect(try s.run(["-z", "Z", "record", "save", "--batch", "notes.jsonl", "-q"], program: ck).status == 0)
+        let keys = ["--keys", "title,body,date,priority,tags"]
+        #expect(try s.run(["-z", "Z", "changes", "zone"], program: ck).stdout == (try s.run(["-z", "Z", "changes", "zone"] + keys, program: ck)).stdout)
+        func instructions(_ args: [String]) throws -> Double {
+            let r = try s.run(["--tool=callgrind", "--callgrind-out-file=/dev/null", ck, "-z", "Z", "changes", "zone"] + args, program: valgrind)
+            let found = r.stderr.firstMatch(of: /Collected : (\d+)/).flatMap { Double($0.1) }
+            return try #require(found, "callgrind printed no count: \(r.stderr)")
+        }
+        let fromBytes = (try instructions(["--limit", "400"]) - (try instructions(["--limit", "100"]))) / 300
+        let decoded = (try instructions(["--limit", "400"] + keys) - (try instructions(["--limit", "100"] + keys))) / 300
+        // Decoded, a change of this size costs about 53 k instructions; from its bytes about half that (both decode
+        // the same: the ratio is about 1 without the bytes path).
+        #expect(fromBytes < decoded * 0.7, "instructions a change: \(Int(fromBytes)) from the log's bytes, \(Int(decoded)) decoded")
+    }
 }

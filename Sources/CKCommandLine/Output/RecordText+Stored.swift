@@ -24,6 +24,8 @@ extension RecordText {
         switch kind {
         case .string:
             let body = value.dropFirst().dropLast()
+            // Most strings have no escape: copied whole.
+            if !body.contains(UInt8(ascii: "\\")) { out += body; return }
             var i = body.startIndex
             var run = i
             while i < body.endIndex {
