@@ -14,6 +14,21 @@ public struct RecordChange: Sendable {
     public var isDeletion: Bool { record == nil }
 }
 
+/// One change of a page written from the log's bytes: a decoded change, or a save's stored record dictionary.
+package enum StoredChange {
+    case change(RecordChange)
+    case stored(StoredRecord)
+}
+
+/// A page of a zone's changes as `zoneChanges(stored:)` hands it out: `ZoneChanges` with saves as their stored bytes.
+package struct StoredZoneChanges {
+    package var zoneID: ZoneID
+    package var changes: [StoredChange]
+    package var syncToken: String
+    package var moreComing: Bool
+    package var pending: Int
+}
+
 /// What changed in one zone since a token (CKFetchRecordZoneChangesOperation, changes/zone).
 public struct ZoneChanges: Sendable {
     public var zoneID: ZoneID
@@ -64,7 +79,7 @@ extension CKDatabase {
                             desiredKeys: [String]? = nil, countingPending: Bool = true) throws(CKError) -> ZoneChanges {
         var answer: ZoneChanges? = nil
         try feed(zone: zoneName, since: token, limit: limit, desiredKeys: desiredKeys, pageSize: nil,
-                 countingPending: countingPending) { (page) throws(CKError) in answer = page }
+                 countingPending: countingPending, stored: false) { (page) throws(CKError) in answer = ZoneChanges(decoded: page) }
         guard let answer else { throw CKError.internalError("the change feed of zone '\(zoneName)' returned no page") }
         return answer
     }
@@ -77,12 +92,24 @@ extension CKDatabase {
                             _ body: (ZoneChanges) throws(CKError) -> Void) throws(CKError) {
         guard pageSize >= 1 else { throw CKError.invalid("pageSize must be at least 1, not \(pageSize)") }
         try feed(zone: zoneName, since: token, limit: limit, desiredKeys: desiredKeys, pageSize: pageSize,
-                 countingPending: countingPending, body)
+                 countingPending: countingPending, stored: false) { (page) throws(CKError) in try body(ZoneChanges(decoded: page)) }
     }
 
-    /// The feed behind both: checks the zone and token once, then reads page after page.
+    /// `zoneChanges(…pageSize:…)` with each save whose log line can stand for its record's JSON handed out as those
+    /// bytes (`StoredRecord`), not decoded: for output written straight from them. The others (deletions, lines
+    /// in another shape, records with assets, a shared database's view, `desiredKeys`) come decoded.
+    /// `stored: false` decodes every change, as `zoneChanges` does.
+    package func storedZoneChanges(zone zoneName: String, since token: String? = nil, limit: Int? = nil, desiredKeys: [String]? = nil,
+                                   pageSize: Int, stored: Bool = true,
+                                   _ body: (StoredZoneChanges) throws(CKError) -> Void) throws(CKError) {
+        guard pageSize >= 1 else { throw CKError.invalid("pageSize must be at least 1, not \(pageSize)") }
+        try feed(zone: zoneName, since: token, limit: limit, desiredKeys: desiredKeys, pageSize: pageSize,
+                 countingPending: false, stored: stored && desiredKeys == nil, body)
+    }
+
+    /// The feed behind all three: checks the zone and token once, then reads page after page.
     package func feed(zone zoneName: String, since token: String?, limit: Int?, desiredKeys: [String]?, pageSize: Int?,
-              countingPending: Bool, _ body: (ZoneChanges) throws(CKError) -> Void) throws(CKError) {
+                      countingPending: Bool, stored: Bool, _ body: (StoredZoneChanges) throws(CKError) -> Void) throws(CKError) {
         var previous: ChangeToken? = nil
         try perform(.zoneChanges, zone: zoneName, validate: { () throws(CKError) in
             try checkChangeFeed()
@@ -120,24 +147,29 @@ extension CKDatabase {
             var left = limit
             while true {
                 let want = [left, pageSize].compactMap { $0 }.min()
-                var (latest, high, more) = try source.page(after: since, limit: want)
+                let shares = state.gate.shares
+                var (page, high, more) = try source.feedPage(after: since, limit: want, stored: stored && shares == nil)
                 // The shared database shows a participant only the changes of records its shares reach.
-                if let view = state.gate.shares { latest = try sharedChanges(latest, view: view, zone: zone) }
-                let changes = latest.map { e -> RecordChange in
-                    switch e {
-                    case .save(let seq, var record):
+                if let view = shares {
+                    let latest = page.compactMap { f in if case .entry(let e) = f { return e } else { return nil } }
+                    page = try sharedChanges(latest, view: view, zone: zone).map(FeedEntry.entry)
+                }
+                let changes = page.map { f -> StoredChange in
+                    switch f {
+                    case .stored(_, let r): return .stored(r)
+                    case .entry(.save(let seq, var record)):
                         if let desiredKeys { record.fields = record.fields.filter { desiredKeys.contains($0.key) } }
-                        return RecordChange(recordName: record.recordName, recordType: record.recordType, record: record, seq: seq)
-                    case .delete(let seq, let name, let type, _, _):
-                        return RecordChange(recordName: name, recordType: type, record: nil, seq: seq)
+                        return .change(RecordChange(recordName: record.recordName, recordType: record.recordType, record: record, seq: seq))
+                    case .entry(.delete(let seq, let name, let type, _, _)):
+                        return .change(RecordChange(recordName: name, recordType: type, record: nil, seq: seq))
                     }
                 }
                 let next = ChangeToken(kind: .zone, environment: environment, database: scope, owner: zone.zoneID.ownerRecordName,
                                        zoneName: zone.zoneID.zoneName, zoneSeq: zone.seq, compacted: zone.compactedSeq,
                                        // Compaction may have dropped the newest lines: a final token is past them.
                                        position: more ? high : max(high, zone.seq, zone.compactedSeq))
-                try body(ZoneChanges(zoneID: zone.zoneID, changes: changes, syncToken: next.encoded, moreComing: more,
-                                     pending: pending ?? changes.count))
+                try body(StoredZoneChanges(zoneID: zone.zoneID, changes: changes, syncToken: next.encoded, moreComing: more,
+                                           pending: pending ?? changes.count))
                 pending = pending.map { $0 - changes.count }
                 left = left.map { $0 - changes.count }
                 guard more, left.map({ $0 > 0 }) ?? true else { return }
@@ -233,5 +265,13 @@ extension CKDatabase {
             throw CKError.invalid("this change token does not fit: \(mismatch)",
                                   hint: "database and zone tokens are not interchangeable; pass the token the same call printed")
         }
+    }
+}
+
+extension ZoneChanges {
+    /// A page of a feed asked for without stored bytes (so every change is decoded).
+    package init(decoded page: StoredZoneChanges) {
+        let changes = page.changes.compactMap { c -> RecordChange? in if case .change(let ch) = c { return ch } else { return nil } }
+        self.init(zoneID: page.zoneID, changes: changes, syncToken: page.syncToken, moreComing: page.moreComing, pending: page.pending)
     }
 }

@@ -29,26 +29,40 @@ package struct ChangeSource {
     /// The next page after `since` (the previous page's end): its entries oldest first, the newest sequence number it
     /// covers (the log's newest when it is the last page) and whether more are coming.
     package mutating func page(after since: Int64, limit: Int?) throws(CKError) -> (entries: [LogEntry], high: Int64, more: Bool) {
+        let (page, high, more) = try feedPage(after: since, limit: limit, stored: false)
+        return (page.compactMap { f in if case .entry(let e) = f { return e } else { return nil } }, high, more)
+    }
+
+    /// `page(after:limit:)`, with each save that `StoredRecord.scan` accepts handed out as its stored bytes when
+    /// `stored` (through the index only: a folded log was decoded already).
+    package mutating func feedPage(after since: Int64, limit: Int?, stored: Bool) throws(CKError) -> (entries: [FeedEntry], high: Int64, more: Bool) {
         guard let index else {
             let end = limit.map { min(folded.count, at + $0) } ?? folded.count
             let page = Array(folded[at..<end])
             at = end
             let more = end < folded.count
-            return (page, more ? page.last?.seq ?? since : foldedHigh, more)
+            return (page.map(FeedEntry.entry), more ? page.last?.seq ?? since : foldedHigh, more)
         }
         let p = try index.changes(path, after: since, limit: limit)
-        let saves = try ZoneLog.entries(path, at: p.saves.map { ($0.offset, $0.length) })
-        var entries: [LogEntry] = []
-        entries.reserveCapacity(saves.count + p.deletes.count)
-        var j = 0
-        for (i, save) in saves.enumerated() {
+        var entries: [FeedEntry] = []
+        entries.reserveCapacity(p.saves.count + p.deletes.count)
+        var i = 0, j = 0
+        let path = self.path
+        try ZoneLog.lines(path, at: p.saves.map { ($0.offset, $0.length) }) { (line, offset) throws(CKError) in
             while j < p.deletes.count, p.deletes[j].seq < p.saves[i].seq {
-                entries.append(ChangeSource.deletion(p.deletes[j]))
+                entries.append(.entry(ChangeSource.deletion(p.deletes[j])))
                 j += 1
             }
-            entries.append(save)
+            if stored, let s = StoredRecord.scan(line: line) {
+                entries.append(.stored(seq: s.seq, s.record))
+            } else {
+                let e = try ZoneLog.entry(line, path: path, offset: offset)
+                guard case .save = e else { throw ZoneLog.stale(path, at: offset) }
+                entries.append(.entry(e))
+            }
+            i += 1
         }
-        entries += p.deletes[j...].map(ChangeSource.deletion)
+        entries += p.deletes[j...].map { .entry(ChangeSource.deletion($0)) }
         return (entries, p.high, p.more)
     }
 
@@ -57,3 +71,4 @@ package struct ChangeSource {
         .delete(seq: d.seq, recordName: d.name, recordType: d.type, at: 0, userRecordName: nil)
     }
 }
+

@@ -13,6 +13,18 @@ extension ZoneLog {
     package static func entries(_ path: String, at spans: [(offset: Int, length: Int)]) throws(CKError) -> [LogEntry] {
         var out: [LogEntry] = []
         out.reserveCapacity(spans.count)
+        try lines(path, at: spans) { (line, offset) throws(CKError) in
+            let e = try entry(line, path: path, offset: offset)
+            guard case .save = e else { throw stale(path, at: offset) }
+            out.append(e)
+        }
+        return out
+    }
+
+    /// Hands `body` each line at `spans` (without its newline) and its offset, in the order given, reading lines
+    /// close to each other in one piece.
+    package static func lines(_ path: String, at spans: [(offset: Int, length: Int)],
+                              _ body: (ArraySlice<UInt8>, Int) throws(CKError) -> Void) throws(CKError) {
         var i = 0
         while i < spans.count {
             let start = spans[i].offset
@@ -28,13 +40,10 @@ extension ZoneLog {
             }
             for k in i..<j {
                 let from = spans[k].offset - start
-                let e = try entry(bytes[from..<from + spans[k].length], path: path, offset: spans[k].offset)
-                guard case .save = e else { throw stale(path, at: spans[k].offset) }
-                out.append(e)
+                try body(bytes[from..<from + spans[k].length], spans[k].offset)
             }
             i = j
         }
-        return out
     }
 
     package static func entry(_ line: ArraySlice<UInt8>, path: String, offset: Int) throws(CKError) -> LogEntry {

@@ -6,7 +6,7 @@ import Testing
 /// every one of them) it runs and a missing tool is a failure.
 enum RequiredTool {
     /// The Debian package providing each tool, for the message.
-    static let packages = ["zsh": "zsh", "fish": "fish", "strace": "strace", "groff": "groff-base", "jq": "jq", "bash": "bash", "curl": "curl", "flock": "util-linux",
+    static let packages = ["zsh": "zsh", "fish": "fish", "strace": "strace", "valgrind": "valgrind", "groff": "groff-base", "jq": "jq", "bash": "bash", "curl": "curl", "flock": "util-linux",
                            "chromium": "chromium", "chromedriver": "chromium-driver"]
 
     static var inCI: Bool { ProcessInfo.processInfo.environment["CI"].map { !$0.isEmpty } ?? false }

@@ -10,7 +10,8 @@ extension ChangesCommand {
         /// Where asset values' `downloadURL`s point (used only for a page with assets).
         var database: CKDatabase
         var width: Int?
-        /// The answer so far: zone, the last page's token and moreComing; changes only for a table.
+        /// The answer so far: zone, the last page's token and moreComing; changes only for a table (which asks for
+        /// decoded pages: its columns need the records).
         private var answer: ZoneChanges?
         private var written = 0
 
@@ -31,35 +32,58 @@ extension ChangesCommand {
             return (String(whole[..<r.lowerBound]), String(whole[r.upperBound...]))
         }
 
-        mutating func add(_ page: ZoneChanges, as format: OutputFormat) -> String {
+        mutating func add(_ stored: StoredZoneChanges, as format: OutputFormat) -> String {
+            let page = ZoneChanges(decoded: stored)
             defer {
                 var kept = page
                 kept.changes = format == .table ? (answer?.changes ?? []) + page.changes : []
                 answer = kept
             }
             let response = ZoneChangesResponse(page)
-            // Only pages with assets need their downloadURLs.
+            // Only pages with assets need their downloadURLs (stored records have none).
             let assets = page.changes.contains { $0.record?.fields.values.contains { $0.type.base == .asset } == true } ? database : nil
-            var text = ""
-            switch format {
-            case .json:
-                for ch in page.changes {
-                    if written == 0 { text += ZoneFeed.frame(page).head + "[" }
-                    text += (written == 0 ? "\n    " : ",\n    ") + response.json(ch, database: assets).pretty(level: 2)
+            var text: [UInt8] = []
+            for change in stored.changes {
+                switch (change, format) {
+                case (.stored(let r), .json):
+                    if written == 0 { text += (ZoneFeed.frame(page).head + "[").utf8 }
+                    text += (written == 0 ? "\n    " : ",\n    ").utf8
+                    r.writePretty(level: 2, into: &text)
                     written += 1
+                case (.change(let ch), .json):
+                    if written == 0 { text += (ZoneFeed.frame(page).head + "[").utf8 }
+                    text += (written == 0 ? "\n    " : ",\n    ").utf8
+                    text += response.json(ch, database: assets).pretty(level: 2).utf8
+                    written += 1
+                case (.stored(let r), .jsonl):
+                    text += r.bytes
+                    text.append(0x0A)
+                case (.change(let ch), .jsonl):
+                    text += response.json(ch, database: assets).serialized().utf8
+                    text.append(0x0A)
+                case (.stored(let r), .name):
+                    StoredRecord.unescape(r.bytes[r.name], into: &text)
+                    text.append(0x0A)
+                case (.change(let ch), .name):
+                    text += ch.recordName.utf8
+                    text.append(0x0A)
+                case (.stored(let r), .plain):
+                    text += "saved\t".utf8
+                    RecordText.appendPlain(r, to: &text)
+                    text.append(0x0A)
+                case (.change(let ch), .plain):
+                    if let r = ch.record {
+                        text += "saved\t".utf8
+                        RecordText.appendPlain(r, to: &text)
+                        text.append(0x0A)
+                    } else {
+                        text += "deleted\t\(ch.recordName)\t\(ch.recordType)\n".utf8
+                    }
+                case (_, .table):
+                    break
                 }
-            case .jsonl:
-                for ch in page.changes { text += response.json(ch, database: assets).serialized() + "\n" }
-            case .name:
-                for ch in page.changes { text += ch.recordName + "\n" }
-            case .plain:
-                for ch in page.changes {
-                    if let r = ch.record { text += "saved\t" + RecordText.plain(r) + "\n" } else { text += "deleted\t\(ch.recordName)\t\(ch.recordType)\n" }
-                }
-            case .table:
-                break
             }
-            return text
+            return String(decoding: text, as: UTF8.self)
         }
 
         /// The end of the answer: its token and moreComing (the last page's).

@@ -33,8 +33,10 @@ enum ChangesCommand {
         let name = inv.positionals.first ?? inv.zone
         var output = try inv.stream(ZoneFeed(database: try inv.database(), width: inv.terminal.width))
         let db = output.output.database
-        try db.zoneChanges(zone: name, since: inv.parsed.value("since"), limit: limit(inv), desiredKeys: RecordCommand.keys(inv),
-                           pageSize: CKDatabase.changesPageSize) { (page) throws(CKError) in output.add(page) }
+        // A table's columns come from decoded records; the other formats are written from the log's bytes.
+        let stored = try inv.outputFormat() != .table
+        try db.storedZoneChanges(zone: name, since: inv.parsed.value("since"), limit: limit(inv), desiredKeys: RecordCommand.keys(inv),
+                                 pageSize: CKDatabase.changesPageSize, stored: stored) { (page) throws(CKError) in output.add(page) }
         output.finish()
         return ExitCode.success
     }

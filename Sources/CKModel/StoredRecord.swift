@@ -1,0 +1,420 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A saved record's dictionary as its log line holds it, checked to be byte for byte what decoding it into a
+/// `Record` and writing `json().serialized()` would give: a change feed writes it out without building either
+/// (docs/performance.md, "Change feeds from the log's bytes"). Positions are indices into `bytes`.
+package struct StoredRecord {
+    /// The record dictionary, `{"recordName":…}`.
+    package let bytes: ArraySlice<UInt8>
+    /// The bodies (between the quotes) of the name, type, change tag and zone name strings, still JSON-escaped.
+    package let name: Range<Int>
+    package let type: Range<Int>
+    package let tag: Range<Int>
+    package let zoneName: Range<Int>
+    /// The user fields, in the order they are stored (byte order of their names, which is also `String` order:
+    /// only ASCII names pass).
+    package let fields: [StoredField]
+
+    /// The log line's sequence number and its record, when `line` is a save written as ck writes it and every
+    /// value in it reads back to the same bytes; nil for anything else (a deletion, a hand edit, assets, sharing
+    /// keys, a field name the JSON writer ranks), which the caller decodes the usual way.
+    package static func scan(line: ArraySlice<UInt8>) -> (seq: Int64, record: StoredRecord)? {
+        line.withUnsafeBufferPointer { buf -> (seq: Int64, record: StoredRecord)? in
+            var s = StoredRecordScanner(p: JSONParser(buf))
+            guard let scanned = try? s.line(), s.p.i == buf.count else { return nil }
+            let (seq, r) = scanned
+            // Positions from the scan are offsets into the buffer; the slice's own indices start elsewhere.
+            let base = line.startIndex
+            func shift(_ x: Range<Int>) -> Range<Int> { x.lowerBound + base..<x.upperBound + base }
+            func shift(_ k: StoredField.Kind) -> StoredField.Kind {
+                guard case .list(let kinds, let items) = k else { return k }
+                return .list(kinds, items.map(shift))
+            }
+            let fields = r.fields.map { StoredField(key: shift($0.key), value: shift($0.value), kind: shift($0.kind)) }
+            return (seq, StoredRecord(bytes: line[shift(r.bytes)], name: shift(r.name), type: shift(r.type), tag: shift(r.tag),
+                                      zoneName: shift(r.zoneName), fields: fields))
+        }
+    }
+
+    /// A string body (`name`, …) with its JSON escapes undone, as the decoded record holds it.
+    package func string(_ body: Range<Int>) -> String {
+        var out: [UInt8] = []
+        StoredRecord.unescape(bytes[body], into: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Appends the text a canonical JSON string body stands for (the only escapes in it are those
+    /// `JSON.writeString` writes).
+    package static func unescape(_ body: ArraySlice<UInt8>, into out: inout [UInt8]) {
+        // Most strings have no escape: copied whole.
+        if !body.contains(UInt8(ascii: "\\")) { out += body; return }
+        var i = body.startIndex
+        var run = i
+        while i < body.endIndex {
+            guard body[i] == UInt8(ascii: "\\") else { i += 1; continue }
+            out += body[run..<i]
+            switch body[i + 1] {
+            case UInt8(ascii: "n"): out.append(0x0A); i += 2
+            case UInt8(ascii: "r"): out.append(0x0D); i += 2
+            case UInt8(ascii: "t"): out.append(0x09); i += 2
+            case UInt8(ascii: "u"): out.append(StoredRecord.hex(body[i + 4]) << 4 | StoredRecord.hex(body[i + 5])); i += 6
+            default: out.append(body[i + 1]); i += 2 // \" and \\
+            }
+            run = i
+        }
+        out += body[run..<body.endIndex]
+    }
+
+    /// A lowercase hex digit's value (the scan let no other through).
+    static func hex(_ c: UInt8) -> UInt8 { c >= UInt8(ascii: "a") ? c - UInt8(ascii: "a") + 10 : c - UInt8(ascii: "0") }
+}
+
+/// One user field of a `StoredRecord`.
+package struct StoredField {
+    /// The field name (ASCII letters, digits and underscores: no escapes).
+    package let key: Range<Int>
+    /// The value's JSON text.
+    package let value: Range<Int>
+    package let kind: Kind
+
+    /// What the value is: the common types are kept as text; the others were decoded to check them.
+    package enum Kind {
+        case string
+        case int64
+        case timestamp(Int64)
+        /// A list of strings, integers or timestamps, `[…]` with its items as the scalar kinds.
+        case list([Kind], [Range<Int>])
+        case decoded(FieldValue)
+    }
+}
+
+/// Thrown inside the scan when a line is not in the shape the stored bytes can stand in for the record.
+private struct NotStored: Error {}
+
+/// The scan behind `StoredRecord.scan`: the exact shape `LogEntry.write(into:batch:)` writes, with every string
+/// canonical (only `JSON.writeString`'s escapes, valid UTF-8), every integer canonical and every value of another
+/// type decoded and written again to the same bytes.
+private struct StoredRecordScanner {
+    var p: JSONParser
+
+    struct Scanned {
+        var bytes: Range<Int>
+        var name: Range<Int>
+        var type: Range<Int>
+        var tag: Range<Int>
+        var zoneName: Range<Int>
+        var fields: [StoredField]
+    }
+
+    mutating func accept(_ text: StaticString) -> Bool {
+        let n = text.utf8CodeUnitCount
+        guard p.i + n <= p.b.count, let base = p.b.baseAddress, memcmp(base + p.i, text.utf8Start, n) == 0 else { return false }
+        p.i += n
+        return true
+    }
+
+    mutating func expect(_ text: StaticString) throws(NotStored) {
+        guard accept(text) else { throw NotStored() }
+    }
+
+    mutating func line() throws(NotStored) -> (Int64, Scanned) {
+        try expect(#"{"seq":"#)
+        let seq = try int()
+        try expect(#","op":"save""#)
+        if accept(#","batch":"#) { _ = try int() }
+        try expect(#","record":"#)
+        let r = try record()
+        try expect("}")
+        return (seq, r)
+    }
+
+    mutating func record() throws(NotStored) -> Scanned {
+        let start = p.i
+        try expect(#"{"recordName":"#)
+        let name = try string()
+        try expect(#","recordType":"#)
+        let type = try string()
+        try expect(#","recordChangeTag":"#)
+        let tag = try string()
+        try expect(#","deleted":false,"fields":{"#)
+        var fields: [StoredField] = []
+        fields.reserveCapacity(8)
+        if !accept("}") {
+            var previous: Range<Int>? = nil
+            repeat {
+                let key = try fieldName()
+                if let previous, !p.b[previous].lexicographicallyPrecedes(p.b[key]) { throw NotStored() }
+                previous = key
+                try expect(":")
+                fields.append(try field(key))
+            } while accept(",")
+            try expect("}")
+        }
+        try expect(#","created":"#)
+        try stamp()
+        try expect(#","modified":"#)
+        try stamp()
+        try expect(#","zoneID":{"zoneName":"#)
+        let zone = try string()
+        try expect(#","ownerRecordName":"#)
+        _ = try string()
+        // The zone type is not stored in the record: it is written from the zone's name.
+        let isDefault = p.b[zone].elementsEqual(Names.defaultZoneName.utf8)
+        try expect(isDefault ? #","zoneType":"DEFAULT_ZONE"}"# : #","zoneType":"REGULAR_CUSTOM_ZONE"}"#)
+        if accept(#","parent":{"recordName":"#) {
+            _ = try string()
+            try expect("}")
+        }
+        try expect("}")
+        return Scanned(bytes: start..<p.i, name: name, type: type, tag: tag, zoneName: zone, fields: fields)
+    }
+
+    mutating func stamp() throws(NotStored) {
+        try expect(#"{"deviceID":"#)
+        _ = try string()
+        try expect(#","timestamp":"#)
+        _ = try int()
+        try expect(#","userRecordName":"#)
+        _ = try string()
+        try expect("}")
+    }
+
+    /// A field name of ASCII letters, digits and underscores that the JSON writer does not rank ahead of the
+    /// others (`JSON.keyOrder`): only then is the stored byte order the order a record's JSON is written in.
+    mutating func fieldName() throws(NotStored) -> Range<Int> {
+        guard p.i < p.b.count, p.b[p.i] == UInt8(ascii: "\"") else { throw NotStored() }
+        var j = p.i + 1
+        while j < p.b.count {
+            let c = p.b[j]
+            let ok = (c >= 0x61 && c <= 0x7A) || (c >= 0x41 && c <= 0x5A) || (c >= 0x30 && c <= 0x39) || c == UInt8(ascii: "_")
+            guard ok else { break }
+            j += 1
+        }
+        guard j < p.b.count, p.b[j] == UInt8(ascii: "\""), j > p.i + 1 else { throw NotStored() }
+        let key = p.i + 1..<j
+        // Compared as bytes: a String and a dictionary lookup per field cost more than the rest of its scan.
+        let name = UnsafeBufferPointer(rebasing: p.b[key])
+        for k in StoredRecordScanner.rankedKeys where k.count == name.count && k.elementsEqual(name) { throw NotStored() }
+        p.i = j + 1
+        return key
+    }
+
+    /// A string written by `JSON.writeString`: returns its body. Anything it would not write (another escape,
+    /// a raw control byte, bad UTF-8) refuses the line.
+    mutating func string() throws(NotStored) -> Range<Int> {
+        guard p.i < p.b.count, p.b[p.i] == UInt8(ascii: "\"") else { throw NotStored() }
+        let start = p.i + 1
+        var j = start
+        let b = p.b
+        if let base = b.baseAddress {
+            // Eight bytes at a time while none is a quote, a backslash, a control byte or non-ASCII (most text).
+            let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
+            while j + 8 <= b.count {
+                let x = UnsafeRawPointer(base + j).loadUnaligned(as: UInt64.self)
+                let quote = x ^ (ones &* 0x22), slash = x ^ (ones &* 0x5C)
+                let special = ((quote &- ones) & ~quote) | ((slash &- ones) & ~slash) | (x &- ones &* 0x20) | x
+                if special & highs != 0 { break }
+                j += 8
+            }
+        }
+        while j < b.count {
+            let c = b[j]
+            if c == UInt8(ascii: "\"") { break }
+            if c < 0x20 { throw NotStored() }
+            if c == UInt8(ascii: "\\") {
+                guard j + 1 < b.count else { throw NotStored() }
+                switch b[j + 1] {
+                case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "t"): j += 2
+                case UInt8(ascii: "u"):
+                    // Only \u00XX, lowercase, for a control byte the short escapes don't cover.
+                    guard j + 5 < b.count, b[j + 2] == 48, b[j + 3] == 48, b[j + 4] == 48 || b[j + 4] == 49,
+                          StoredRecordScanner.isLowerHex(b[j + 5]) else { throw NotStored() }
+                    let v = (b[j + 4] - 48) << 4 | StoredRecord.hex(b[j + 5])
+                    if v == 0x0A || v == 0x0D || v == 0x09 { throw NotStored() }
+                    j += 6
+                default: throw NotStored()
+                }
+                continue
+            }
+            if c >= 0x80 { j = try utf8(at: j); continue }
+            j += 1
+        }
+        guard j < b.count else { throw NotStored() }
+        p.i = j + 1
+        return start..<j
+    }
+
+    /// The keys `JSON.keyOrder` ranks, as bytes.
+    static let rankedKeys: [[UInt8]] = JSON.keyOrder.keys.map { Array($0.utf8) }
+
+    static func isLowerHex(_ c: UInt8) -> Bool { (c >= 48 && c <= 57) || (c >= 0x61 && c <= 0x66) }
+
+    /// Steps over one well-formed UTF-8 sequence (no overlong forms, no surrogates, nothing past U+10FFFF):
+    /// decoding replaces anything else, so the bytes would not come back.
+    func utf8(at j: Int) throws(NotStored) -> Int {
+        let b = p.b
+        let c = b[j]
+        let n: Int
+        var lo: UInt8 = 0x80, hi: UInt8 = 0xBF
+        switch c {
+        case 0xC2...0xDF: n = 2
+        case 0xE0: n = 3; lo = 0xA0
+        case 0xE1...0xEC, 0xEE...0xEF: n = 3
+        case 0xED: n = 3; hi = 0x9F
+        case 0xF0: n = 4; lo = 0x90
+        case 0xF1...0xF3: n = 4
+        case 0xF4: n = 4; hi = 0x8F
+        default: throw NotStored()
+        }
+        guard j + n <= b.count, b[j + 1] >= lo, b[j + 1] <= hi else { throw NotStored() }
+        for k in 2..<n {
+            guard b[j + k] >= 0x80, b[j + k] <= 0xBF else { throw NotStored() }
+        }
+        return j + n
+    }
+
+    /// An integer as `String(Int64)` writes it, up to 18 digits.
+    mutating func int() throws(NotStored) -> Int64 {
+        let b = p.b
+        guard p.i < b.count else { throw NotStored() }
+        let negative = b[p.i] == UInt8(ascii: "-")
+        let digits = p.i + (negative ? 1 : 0)
+        var j = digits
+        var v: Int64 = 0
+        while j < b.count, b[j] >= 48, b[j] <= 57, j - digits < 18 {
+            v = v * 10 + Int64(b[j] - 48)
+            j += 1
+        }
+        let n = j - digits
+        let next = j < b.count ? b[j] : 0
+        guard n > 0, !(next >= 48 && next <= 57), next != UInt8(ascii: "."), next != UInt8(ascii: "e"), next != UInt8(ascii: "E"),
+              n == 1 || b[digits] != 48, !(negative && v == 0) else { throw NotStored() }
+        p.i = j
+        return negative ? -v : v
+    }
+
+    /// A scalar of a common type: a string, an INT64, a TIMESTAMP in range.
+    mutating func scalar(_ base: FieldType.Base) throws(NotStored) -> (StoredField.Kind, Range<Int>) {
+        let start = p.i
+        switch base {
+        case .string:
+            _ = try string()
+            return (.string, start..<p.i)
+        case .int64:
+            _ = try int()
+            return (.int64, start..<p.i)
+        case .timestamp:
+            let t = try int()
+            guard ISO8601.validRange.contains(t) else { throw NotStored() }
+            return (.timestamp(t), start..<p.i)
+        default:
+            throw NotStored()
+        }
+    }
+
+    /// `{"value":…,"type":"…"}` of a string, INT64, TIMESTAMP or a list of one of them, kept as text; any other
+    /// field is decoded as the log reader decodes it and kept only if writing it again gives the same bytes.
+    mutating func field(_ key: Range<Int>) throws(NotStored) -> StoredField {
+        let start = p.i
+        try expect(#"{"value":"#)
+        let valueStart = p.i
+        if p.i < p.b.count {
+            let c = p.b[p.i]
+            if c == UInt8(ascii: "[") {
+                if let list = try? commonList(), accept("}") { return StoredField(key: key, value: valueStart..<list.end, kind: list.kind) }
+            } else if let base = scalarBase(c) {
+                if let (kind, range) = try? scalar(base), let (type, _) = typeName(), type.base == base, !type.isList, accept("}") {
+                    return StoredField(key: key, value: range, kind: kind)
+                }
+            }
+        }
+        p.i = start
+        return try decodedField(key)
+    }
+
+    /// The base type a scalar value may be, from its first byte (strings are STRING; numbers INT64 or TIMESTAMP,
+    /// settled by the type name that follows).
+    func scalarBase(_ c: UInt8) -> FieldType.Base? {
+        if c == UInt8(ascii: "\"") { return .string }
+        guard c == UInt8(ascii: "-") || (c >= 48 && c <= 57) else { return nil }
+        // The number's type is named after it: look ahead to it.
+        var j = p.i
+        while j < p.b.count, p.b[j] != UInt8(ascii: ",") { j += 1 }
+        func next(_ text: StaticString) -> Bool {
+            guard j + text.utf8CodeUnitCount <= p.b.count, let base = p.b.baseAddress else { return false }
+            return memcmp(base + j, text.utf8Start, text.utf8CodeUnitCount) == 0
+        }
+        if next(#","type":"INT64"}"#) { return .int64 }
+        if next(#","type":"TIMESTAMP"}"#) { return .timestamp }
+        return nil
+    }
+
+    /// `,"type":"X"` for the common types (the value already read), and how many bytes it took.
+    mutating func typeName() -> (FieldType, Int)? {
+        let start = p.i
+        guard accept(#","type":""#) else { return nil }
+        let known: FieldType?
+        if accept(#"STRING""#) { known = .string }
+        else if accept(#"INT64""#) { known = .int64 }
+        else if accept(#"TIMESTAMP""#) { known = .timestamp }
+        else if accept(#"STRING_LIST""#) { known = FieldType(.string, list: true) }
+        else if accept(#"INT64_LIST""#) { known = FieldType(.int64, list: true) }
+        else if accept(#"TIMESTAMP_LIST""#) { known = FieldType(.timestamp, list: true) }
+        else { known = nil }
+        guard let known else { p.i = start; return nil }
+        return (known, p.i - start)
+    }
+
+    /// A list value of a common type, through its type name: `[…],"type":"X_LIST"`.
+    mutating func commonList() throws(NotStored) -> (kind: StoredField.Kind, end: Int) {
+        // The items' type is named after the list: find it first (a list of strings may hold any bytes, so
+        // the strings are stepped over as strings).
+        let start = p.i
+        p.i += 1
+        var end = -1
+        if accept("]") {
+            end = p.i
+        } else {
+            while p.i < p.b.count {
+                if p.b[p.i] == UInt8(ascii: "\"") { _ = try string() } else { _ = try int() }
+                if accept(",") { continue }
+                try expect("]")
+                end = p.i
+                break
+            }
+        }
+        guard end >= 0, let (type, _) = typeName(), type.isList else { throw NotStored() }
+        let afterType = p.i
+        p.i = start + 1
+        var kinds: [StoredField.Kind] = []
+        var ranges: [Range<Int>] = []
+        if !accept("]") {
+            repeat {
+                let (k, r) = try scalar(type.base)
+                kinds.append(k)
+                ranges.append(r)
+            } while accept(",")
+            try expect("]")
+        }
+        guard p.i == end else { throw NotStored() }
+        p.i = afterType
+        return (.list(kinds, ranges), end)
+    }
+
+    /// Any other field: decoded as `LogLineReader.field()` decodes it (through `FieldValue.from(fieldJSON:)`), and
+    /// kept when its `fieldJSON` serialized is these bytes. Assets are refused: a change feed adds their download
+    /// URLs, which the stored bytes don't have.
+    mutating func decodedField(_ key: Range<Int>) throws(NotStored) -> StoredField {
+        let start = p.i
+        let json: JSON
+        do { json = try p.value(depth: 4) } catch { throw NotStored() }
+        guard let v = try? FieldValue.from(fieldJSON: json, declared: nil, path: ""), v.type.base != .asset else { throw NotStored() }
+        var again: [UInt8] = []
+        v.fieldJSON.write(into: &again, indent: nil, level: 0)
+        guard UnsafeBufferPointer(rebasing: p.b[start..<p.i]).elementsEqual(again) else { throw NotStored() }
+        let valueStart = start + #"{"value":"#.utf8.count
+        return StoredField(key: key, value: valueStart..<valueStart, kind: .decoded(v))
+    }
+}

@@ -1,0 +1,140 @@
+import Foundation
+import Testing
+
+/// `ck changes zone` writes each saved record from the bytes of its log line (docs/performance.md, "Change feeds
+/// from the log's bytes"): the output must be what decoding the record and printing it gives, byte for byte.
+/// The decoding path is reached through the same binary two ways: without the index (`CK_INDEX=off` folds the
+/// log) and with `--keys` (a subset of fields is decoded and filtered).
+@Suite struct ChangesFromLogBytesTests {
+    /// Records with every field type, nested lists, unicode, escapes, encrypted values, a parent, field names the
+    /// JSON writer orders first, and an asset; then deletions and records saved again after a deletion.
+    static func seeded() throws -> Sandbox {
+        let s = try Sandbox()
+        try s.ck("zone", "create", "Z")
+        let records = [
+            #"{"recordName":"all","recordType":"Kinds","fields":{"s":{"value":"hello","type":"STRING"},"i":{"value":-42,"type":"INT64"},"d":{"value":3.25,"type":"DOUBLE"},"t":{"value":1700000000123,"type":"TIMESTAMP"},"sl":{"value":["a","b\tc",""],"type":"STRING_LIST"},"il":{"value":[1,-2,300],"type":"INT64_LIST"},"tl":{"value":[0,1700000000000],"type":"TIMESTAMP_LIST"},"dl":{"value":[1.5,2],"type":"DOUBLE_LIST"},"loc":{"value":{"latitude":37.33,"longitude":-122.03},"type":"LOCATION"},"r":{"value":{"recordName":"esc","action":"DELETE_SELF"},"type":"REFERENCE"},"rl":{"value":[{"recordName":"x"},{"recordName":"y"}],"type":"REFERENCE_LIST"},"b":{"value":"aGk=","type":"BYTES"},"el":{"value":[],"type":"STRING_LIST"}}}"#,
+            #"{"recordName":"esc","recordType":"Kinds","fields":{"s":{"value":"tab\there \"quoted\" back\\slash new\nline cr\r ctl\u0001 é 日本 🎉 \u007f","type":"STRING"},"sl":{"value":["é\\","\"\n"],"type":"STRING_LIST"}}}"#,
+            #"{"recordName":"secret","recordType":"Kinds","fields":{"es":{"value":"s \"q\" é","type":"STRING","isEncrypted":true},"eb":{"value":"3q2+7wABAgP/","type":"ENCRYPTED_BYTES"},"eloc":{"value":{"latitude":1.25,"longitude":2.5},"type":"LOCATION","isEncrypted":true},"et":{"value":1700000000123,"type":"TIMESTAMP","isEncrypted":true}}}"#,
+            #"{"recordName":"ranked","recordType":"Kinds","fields":{"type":{"value":"first","type":"STRING"},"value":{"value":2,"type":"INT64"},"a":{"value":"b","type":"STRING"}}}"#,
+            #"{"recordName":"gone","recordType":"Kinds","fields":{"s":{"value":"x","type":"STRING"}}}"#,
+            #"{"recordName":"back","recordType":"Kinds","fields":{"s":{"value":"first","type":"STRING"}}}"#,
+            #"{"recordName":"small","recordType":"Note","fields":{"title":{"value":"A \"b\"\tc","type":"STRING"}}}"#,
+        ]
+        try s.write(records.joined(separator: "\n") + "\n", to: "records.jsonl")
+        let saved = try s.ck("-z", "Z", "record", "save", "--batch", "records.jsonl", "-q")
+        #expect(saved.status == 0, "\(saved.stderr)")
+        try s.write("cat bytes", to: "cat.png")
+        #expect(try s.ck("-z", "Z", "record", "save", "Pet", "--name", "pet", "photo:asset=@cat.png", "name=Tom").status == 0)
+        #expect(try s.ck("-z", "Z", "record", "save", "Kinds", "--name", "child", "--parent", "all", "s=kid").status == 0)
+        #expect(try s.ck("-z", "Z", "record", "delete", "gone", "back").status == 0)
+        #expect(try s.ck("-z", "Z", "record", "save", "Kinds", "--name", "back", "s=second").status == 0)
+        return s
+    }
+
+    /// Times and user ids differ from run to run; everything else is compared byte for byte.
+    static func normalized(_ text: String) -> String {
+        text.replacingOccurrences(of: #""timestamp":\s*\d+"#, with: #""timestamp":<ms>"#, options: .regularExpression)
+            .replacingOccurrences(of: #"_[0-9a-f]{32}"#, with: "<user>", options: .regularExpression)
+    }
+
+    @Test func everyFormatMatchesTheDecodingPath() throws {
+        let s = try Self.seeded()
+        for format in ["json", "jsonl", "plain", "name"] {
+            for limit in [[], ["--limit", "3"]] {
+                let args = ["-z", "Z", "changes", "zone", "-o", format] + limit
+                let fast = try s.run(args)
+                #expect(fast.status == 0, "\(fast.stderr)")
+                let folded = try s.run(args, env: ["CK_INDEX": "off"])
+                #expect(folded.status == 0, "\(folded.stderr)")
+                #expect(fast.stdout == folded.stdout, "\(args): from the log's bytes\n\(fast.stdout)\ndecoded\n\(folded.stdout)")
+            }
+        }
+        // Every field asked for by --keys: decoded through the index, the same records.
+        let keys = "s,i,d,t,sl,il,tl,dl,loc,r,rl,b,el,es,eb,eloc,et,type,value,a,title,n,photo,name"
+        for format in ["json", "jsonl", "plain"] {
+            let fast = try s.ck("-z", "Z", "changes", "zone", "-o", format)
+            let decoded = try s.ck("-z", "Z", "changes", "zone", "-o", format, "--keys", keys)
+            #expect(fast.stdout == decoded.stdout, "-o \(format): from the log's bytes\n\(fast.stdout)\ndecoded\n\(decoded.stdout)")
+        }
+    }
+
+    @Test func handWrittenLines() throws {
+        let s = try Self.seeded()
+        let jsonl = Self.normalized(try s.ck("-z", "Z", "changes", "zone", "-o", "jsonl").stdout).split(separator: "\n").map(String.init)
+        let stamp = #"{"deviceID":"ck","timestamp":<ms>,"userRecordName":"<user>"}"#
+        let zone = #""zoneID":{"zoneName":"Z","ownerRecordName":"<user>","zoneType":"REGULAR_CUSTOM_ZONE"}"#
+        #expect(jsonl.contains(#"{"recordName":"esc","recordType":"Kinds","recordChangeTag":"3","deleted":false,"fields":{"s":{"value":"tab\there \"quoted\" back\\slash new\nline cr\r ctl\u0001 é 日本 🎉 "# + "\u{7f}" + #"","type":"STRING"},"sl":{"value":["é\\","\"\n"],"type":"STRING_LIST"}},"created":"# + stamp + #","modified":"# + stamp + "," + zone + "}"),
+                "\(jsonl)")
+        #expect(jsonl.contains(#"{"recordName":"child","recordType":"Kinds","recordChangeTag":"a","deleted":false,"fields":{"s":{"value":"kid","type":"STRING"}},"created":"# + stamp + #","modified":"# + stamp + "," + zone + #","parent":{"recordName":"all"}}"#),
+                "\(jsonl)")
+        #expect(jsonl.contains(#"{"recordName":"gone","recordType":"Kinds","deleted":true,"zoneID":{"zoneName":"Z","ownerRecordName":"<user>","zoneType":"REGULAR_CUSTOM_ZONE"}}"#), "\(jsonl)")
+        #expect(jsonl.first?.hasPrefix(#"{"recordName":"all","#) == true && jsonl.last?.hasPrefix(#"{"moreComing":false,"syncToken":""#) == true)
+
+        let plain = try s.ck("-z", "Z", "changes", "zone", "-o", "plain").stdout.split(separator: "\n").map(String.init)
+        #expect(plain.contains("saved\tesc\tKinds\t3\tZ\ts=tab\\there \"quoted\" back\\\\slash new\\nline cr\\r ctl\u{1} é 日本 🎉 \u{7f}\tsl=[é\\\\, \"\\n]"), "\(plain)")
+        #expect(plain.contains("saved\tall\tKinds\t2\tZ\tb=aGk=\td=3.25\tdl=[1.5, 2.0]\tel=[]\ti=-42\til=[1, -2, 300]\tloc=37.33,-122.03\tr=esc (DELETE_SELF)\trl=[x, y]\ts=hello\tsl=[a, b\\tc, ]\tt=2023-11-14T22:13:20.123Z\ttl=[1970-01-01T00:00:00.000Z, 2023-11-14T22:13:20.000Z]"), "\(plain)")
+        #expect(plain.contains("deleted\tgone\tKinds"), "\(plain)")
+        #expect(plain.contains("saved\tback\tKinds\td\tZ\ts=second"), "\(plain)")
+
+        let json = Self.normalized(try s.ck("-z", "Z", "changes", "zone", "-o", "json").stdout)
+        let child = """
+                {
+                  "recordName": "child",
+                  "recordType": "Kinds",
+                  "recordChangeTag": "a",
+                  "deleted": false,
+                  "fields": {
+                    "s": {
+                      "value": "kid",
+                      "type": "STRING"
+                    }
+                  },
+                  "created": {
+                    "deviceID": "ck",
+                    "timestamp":<ms>,
+                    "userRecordName": "<user>"
+                  },
+            """
+        #expect(json.contains(child), "\(json)")
+        #expect(json.contains(#""fields": {},"#) == false && json.contains(#""value": [],"#), "an empty list stays on one line: \(json)")
+    }
+
+    /// The static release build `.ci/run` makes before the tests (instructions of a debug build say nothing about
+    /// the shipped one); nil when it was not built.
+    static let releaseBinary: String? = {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let p = root.appendingPathComponent(".build/release/ck").path
+        return FileManager.default.isExecutableFile(atPath: p) ? p : nil
+    }()
+
+    /// What the change is for: a change written from its log line costs a fraction of one decoded into a record and
+    /// rendered again. Instructions counted by callgrind (not time), per change: the difference between a feed of
+    /// 400 and one of 100 changes, so start-up cancels out. `--keys` naming every field takes the decoding path.
+    @Test(RequiredTool.needed("valgrind"),
+          .enabled(if: RequiredTool.inCI || releaseBinary != nil, "needs the static release build (.ci/run makes it)"))
+    func aChangeCostsAFractionOfDecodingIt() throws {
+        let valgrind = try RequiredTool.require("valgrind")
+        let ck = try #require(Self.releaseBinary, "build it: swift build -c release -Xswiftc -static-executable --product ck")
+        let s = try Sandbox()
+        var lines: [String] = []
+        for i in 0..<400 {
+            let body = String(repeating: "lorem ipsum dolor sit amet ", count: 8)
+            lines.append(#"{"recordName":"note-\#(i)","recordType":"Note","fields":{"title":{"value":"Title \#(i)","type":"STRING"},"body":{"value":"\#(body)","type":"STRING"},"date":{"value":\#(1_600_000_000_000 + i),"type":"TIMESTAMP"},"priority":{"value":\#(i % 100),"type":"INT64"},"tags":{"value":["a","b"],"type":"STRING_LIST"}}}"#)
+        }
+        try s.write(lines.joined(separator: "\n") + "\n", to: "notes.jsonl")
+        #expect(try s.run(["zone", "create", "Z"], program: ck).status == 0)
+        #expect(try s.run(["-z", "Z", "record", "save", "--batch", "notes.jsonl", "-q"], program: ck).status == 0)
+        let keys = ["--keys", "title,body,date,priority,tags"]
+        #expect(try s.run(["-z", "Z", "changes", "zone"], program: ck).stdout == (try s.run(["-z", "Z", "changes", "zone"] + keys, program: ck)).stdout)
+        func instructions(_ args: [String]) throws -> Double {
+            let r = try s.run(["--tool=callgrind", "--callgrind-out-file=/dev/null", ck, "-z", "Z", "changes", "zone"] + args, program: valgrind)
+            let found = r.stderr.firstMatch(of: /Collected : (\d+)/).flatMap { Double($0.1) }
+            return try #require(found, "callgrind printed no count: \(r.stderr)")
+        }
+        let fromBytes = (try instructions(["--limit", "400"]) - (try instructions(["--limit", "100"]))) / 300
+        let decoded = (try instructions(["--limit", "400"] + keys) - (try instructions(["--limit", "100"] + keys))) / 300
+        // Decoded, a change of this size costs about 53 k instructions; from its bytes about half that (both decode
+        // the same: the ratio is about 1 without the bytes path).
+        #expect(fromBytes < decoded * 0.7, "instructions a change: \(Int(fromBytes)) from the log's bytes, \(Int(decoded)) decoded")
+    }
+}
