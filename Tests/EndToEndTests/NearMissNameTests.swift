@@ -178,16 +178,16 @@ import CKModel
         #expect(try s.ck("serve", "token", "create", "--as", "alice").status == 0)
     }
 
-    @Test func aServerActingAsANearMissUserRefusesItsRequests() throws {
+    @Test func aServerActingAsANearMissUserIsRefusedBeforeListening() throws {
         let s = try Sandbox()
         #expect(try s.ck("--as", "alice", "zone", "create", "Notes").status == 0)
-        let server = try ServeProcess(s, arguments: ["--no-auth", "--as", "ALICE"])
         let zones = "/database/1/iCloud.ck.default/development/private/zones/list"
-        let r = try server.post(zones, json: "{}")
-        #expect(r.status == 404, "\(r.text)")
-        #expect(r.json["serverErrorCode"] == .string("NOT_FOUND"))
-        #expect(r.json["reason"]?.stringValue?.contains("user 'ALICE' does not exist in container iCloud.ck.default") == true, "\(r.text)")
-        server.stop()
+        // Started, it would refuse every request of that container; refused at once, it never listens.
+        let r = try s.ck("serve", "--no-auth", "--as", "ALICE", "--port", "0")
+        #expect(r.status == 3, "\(r.stdout) \(r.stderr)")
+        #expect(!r.stdout.contains("listening"), "\(r.stdout)")
+        #expect(r.stderr.contains("user 'ALICE' does not exist in container iCloud.ck.default"), "\(r.stderr)")
+        #expect(r.stderr.contains("close to 'alice'"), "\(r.stderr)")
         #expect(try listed(s, "user", "list") == ["alice"])
         // The real name is served.
         let right = try ServeProcess(s, arguments: ["--no-auth", "--as", "alice"])

@@ -148,16 +148,6 @@ import CKModel
         #expect(r.header("X-Apple-CloudKit-Web-Auth-Token") == nil)
     }
 
-    @Test func noAuthRefusesANearMissOfAListedUserBeforeListening() throws {
-        let s = try sandbox()
-        #expect(try s.ck("user", "create", "alice").status == 0)
-        // Started, it would refuse every request; refused at once, it says why and never listens.
-        let r = try s.ck("serve", "--no-auth", "--as", "alcie", "--port", "0")
-        #expect(r.status == 3, "\(r.stdout) \(r.stderr)")
-        #expect(r.stderr.contains("alice"), "\(r.stderr)")
-        #expect(!r.stdout.contains("listening"))
-    }
-
     @Test func serverToServerSignaturesAreVerified() throws {
         let s = try sandbox()
         let key = try OpenSSLKey(in: s.dir)
