@@ -52,6 +52,8 @@ package enum DirectoryCache {
     /// The key of `path`: the walk's, the root then the components without empty ones.
     static func key(_ path: String) -> String {
         // Joined by hand (`joined(by:)`): the generic `joined(separator:)` costs every command its first use.
-        "/" + path.split(separator: "/", omittingEmptySubsequences: true).map(String.init).joined(by: "/")
+        // Split as bytes: a String's split walks grapheme clusters, and this runs on every file a command opens.
+        "/" + path.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: true)
+            .map { String(decoding: $0, as: UTF8.self) }.joined(by: "/")
     }
 }

@@ -54,7 +54,9 @@ package final class ParentDirectory {
             }
             return ParentDirectory(OpenDirectory(fd: fd), name: PathName.last(path), path: path)
         }
-        let parts = String(decoding: path.utf8.dropFirst(root.utf8.count + 1), as: UTF8.self).split(separator: "/", omittingEmptySubsequences: true).map(String.init)
+        // Split as bytes: a split of the String walks grapheme clusters, most of a short command's path work.
+        let parts = path.utf8.dropFirst(root.utf8.count + 1).split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: true)
+            .map { String(decoding: $0, as: UTF8.self) }
         guard let last = parts.last, !parts.contains(".."), !parts.contains(".") else {
             throw CKError.corrupt(path: path, "is not a plain path inside the store")
         }
