@@ -25,6 +25,8 @@ public final class CloudKitServer: HTTPResponder {
     private let base = Mutex("http://127.0.0.1")
 
     public init(store: CKStore, options: ServeOptions) {
+        // Every request makes its own database: without this each one would open and parse the index again.
+        CKStore.keepIndexesOpen()
         self.store = store
         self.options = options
         requestLog = RequestLog(capacity: options.requestLogSize)

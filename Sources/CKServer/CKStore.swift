@@ -33,6 +33,10 @@ public final class CKStore: Sendable {
 
     /// Warnings met while reading (torn lines dropped, …); the command line prints them.
     public var warnings: [Diagnostic] { state.withLock { $0.warnings } }
+    /// Keeps index connections open between operations from now on, for a long-running process such as a server
+    /// (each operation would otherwise open and parse the index anew); a short command has no use for it.
+    public static func keepIndexesOpen() { IndexPool.enable() }
+
     /// Whether environments keep `.index.sqlite` (off: every read folds whole logs; the answers are the same).
     public var indexEnabled: Bool {
         get { state.withLock { $0.indexEnabled } }

@@ -25,9 +25,14 @@ package final class EnvironmentStore {
     package func index() throws(CKError) -> RecordIndex? {
         guard indexEnabled else { return nil }
         if let i = openedIndex { return i }
-        let i = try RecordIndex.open(envDir: dir)
+        let i: RecordIndex
+        if let kept = IndexPool.take(dir + "/.index.sqlite") { i = kept } else { i = try RecordIndex.open(envDir: dir) }
         openedIndex = i
         return i
+    }
+
+    deinit {
+        if let i = openedIndex { IndexPool.give(i) }
     }
 
     /// The directories of an environment that commands list.

@@ -12,9 +12,18 @@ package final class RecordIndex {
     package let envDir: String
     package let db: SQLiteConnection
     private var ids: [String: Int64] = [:]
+    /// The inode of `.index.sqlite` when this connection opened it (IndexPool keeps a connection only while it lasts).
+    package private(set) var openedInode: Int64?
     /// Each log's indexed length and content sum as this process last read or wrote them: a save extends the sum
     /// without reading the row again.
     var sums: [Int64: (valid: Int, sum: Int64)] = [:]
+
+    /// Drops what this connection remembers of the logs between calls (log ids, content sums), so a connection kept
+    /// open answers as a fresh one: the index file may have been written by another process meanwhile.
+    func forgetProcessState() {
+        ids = [:]
+        sums = [:]
+    }
 
     /// Opens (creating or rebuilding when damaged or of another format) the index of an environment.
     package static func open(envDir: String) throws(CKError) -> RecordIndex {
@@ -36,6 +45,7 @@ package final class RecordIndex {
         self.path = path
         self.envDir = envDir
         db = try SQLiteConnection(path: path, linksChecked: true)
+        openedInode = (try? FileIO.info(path))??.inode
         // A cache: no fsync (the logs are durable). WAL, measured against a rollback journal and against WAL with
         // exclusive locking (docs/performance.md): both would save the -shm set-up, but a process may hold two
         // connections to one index (each database of an environment opens its own; ck serve answers requests at
