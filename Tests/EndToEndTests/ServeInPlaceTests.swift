@@ -33,9 +33,10 @@ import CKModel
         }.count
     }
 
-    /// Polls for a condition (a wait for an event, not a speed check: 15 s is far beyond what any run needs).
+    /// Polls for a condition (a wait for an event, not a speed check: 60 s is far beyond what any run needs, even
+    /// with the whole suite running on 2 cores, where 15 s once ran out).
     func waitFor(_ what: String, _ condition: () -> Bool) throws {
-        let deadline = Date().addingTimeInterval(15)
+        let deadline = Date().addingTimeInterval(60)
         while !condition() {
             guard Date() < deadline else { throw ServeError("timed out waiting for \(what)") }
             usleep(10_000)
