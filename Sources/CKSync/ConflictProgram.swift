@@ -1,5 +1,6 @@
 import Foundation
 import CKModel
+import CKFiles
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -52,24 +53,13 @@ package struct ConflictProgram {
         posix_spawn_file_actions_adddup2(&actions, inPipe[0], 0)
         posix_spawn_file_actions_adddup2(&actions, outPipe[1], 1)
         posix_spawn_file_actions_adddup2(&actions, errPipe[1], 2)
-        var attr = posix_spawnattr_t()
-        posix_spawnattr_init(&attr)
-        defer { posix_spawnattr_destroy(&attr) }
-        var none = sigset_t()
-        sigemptyset(&none)
-        posix_spawnattr_setsigmask(&attr, &none)
-        var defaults = sigset_t()
-        sigemptyset(&defaults)
-        for s in [SIGPIPE, SIGINT, SIGTERM, SIGHUP] { sigaddset(&defaults, s) }
-        posix_spawnattr_setsigdefault(&attr, &defaults)
         // Its own process group (pgid = its pid), so a timeout can kill everything it started.
-        posix_spawnattr_setpgroup(&attr, 0)
-        posix_spawnattr_setflags(&attr, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP))
+        let spawn = SpawnAttributes(defaultSignals: [SIGPIPE, SIGINT, SIGTERM, SIGHUP], ownProcessGroup: true)
         let argv: [String] = ["sh", "-c", command]
         let args = argv.map { strdup($0) } + [nil]
         defer { args.forEach { free($0) } }
         var pid: pid_t = 0
-        let rc = posix_spawn(&pid, "/bin/sh", &actions, &attr, args, environ)
+        let rc = posix_spawn(&pid, "/bin/sh", &actions, &spawn.attr, args, environ)
         close(inPipe[0]); close(outPipe[1]); close(errPipe[1])
         guard rc == 0 else {
             close(inPipe[1]); close(outPipe[0]); close(errPipe[0])

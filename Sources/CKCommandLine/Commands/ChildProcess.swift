@@ -1,4 +1,5 @@
 import Foundation
+import CKFiles
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -41,18 +42,8 @@ enum ChildProcess {
 
     /// Starts `argv` (looked up on PATH) with `environment` and waits for it.
     static func run(_ argv: [String], environment: [String: String]) -> Outcome {
-        var attr = posix_spawnattr_t()
-        posix_spawnattr_init(&attr)
-        defer { posix_spawnattr_destroy(&attr) }
-        var none = sigset_t()
-        sigemptyset(&none)
-        posix_spawnattr_setsigmask(&attr, &none)
         // The child starts with default handling of what ck catches or ignores (the runtime ignores SIGPIPE).
-        var defaults = sigset_t()
-        sigemptyset(&defaults)
-        for s in forwarded + [SIGPIPE] { sigaddset(&defaults, s) }
-        posix_spawnattr_setsigdefault(&attr, &defaults)
-        posix_spawnattr_setflags(&attr, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        let spawn = SpawnAttributes(defaultSignals: forwarded + [SIGPIPE])
         let args = argv.map { strdup($0) } + [nil]
         let env = environment.sorted(by: { $0.key < $1.key }).map { strdup($0.key + "=" + $0.value) } + [nil]
         defer {
@@ -60,7 +51,7 @@ enum ChildProcess {
             env.forEach { free($0) }
         }
         var pid: pid_t = 0
-        let rc = posix_spawnp(&pid, argv[0], nil, &attr, args, env)
+        let rc = posix_spawnp(&pid, argv[0], nil, &spawn.attr, args, env)
         guard rc == 0 else { return .notStarted(String(cString: strerror(rc)), rc == ENOENT ? 127 : 126) }
         child = pid
         defer { child = 0 }
