@@ -26,7 +26,8 @@ extension LogEntry {
 }
 
 extension Record {
-    /// The record dictionary, as `json().serialized()` writes it.
+    /// The record dictionary as the log stores it: `json().serialized()`'s shape, field names in plain byte order
+    /// (the JSON writer puts a few keys such as `type` and `value` first, so those records differ from it).
     package func write(into out: inout [UInt8]) {
         func key(_ k: String) { JSON.writeString(k, into: &out); out.append(UInt8(ascii: ":")) }
         out.append(contentsOf: #"{"recordName":"#.utf8)
