@@ -92,6 +92,14 @@ package final class SQLiteConnection {
         return s
     }
 
+    /// Whether the connection is idle: no transaction open, and every cached statement reset and held by nobody
+    /// else (so no read keeps an old snapshot). A connection kept between operations must be.
+    package func settle() -> Bool {
+        resetIdle()
+        guard sqlite3_get_autocommit(db) != 0 else { return false }
+        return statements.indices.allSatisfy { !statements[$0].isRunning && isKnownUniquelyReferenced(&statements[$0]) }
+    }
+
     /// Ends the runs of cached statements nobody holds any more. A statement left after its first row keeps
     /// a read transaction open, and with it an old snapshot of the file: the next statement must not see that.
     private func resetIdle() {

@@ -32,7 +32,11 @@ package final class EnvironmentStore {
     }
 
     deinit {
-        if let i = openedIndex { IndexPool.give(i) }
+        // Kept for another operation only when nothing else holds it: a connection is used by one thread at a time.
+        if var i = openedIndex {
+            openedIndex = nil
+            if isKnownUniquelyReferenced(&i) { IndexPool.give(i) }
+        }
     }
 
     /// The directories of an environment that commands list.

@@ -32,7 +32,7 @@ package enum IndexPool {
 
     /// Returns an index a finished operation used; kept when the pool is on and has room, closed otherwise.
     static func give(_ index: RecordIndex) {
-        guard let inode = index.openedInode else { return }
+        guard let inode = index.openedInode, index.db.settle() else { return }
         idle.withLock { pool in
             guard pool.enabled, pool.byPath[index.path, default: []].count < perIndex else { return }
             pool.byPath[index.path, default: []].append((index, inode))

@@ -79,7 +79,21 @@ import CKModel
             }
         }
         // Every lookup is queued on the lock (a waiter in /proc/locks) before anything else is checked.
-        try waitFor("\(clients) lookups to wait for the lock") { waiters(on: lock, pid: s.server.process.processIdentifier) == clients }
+        do {
+            try waitFor("\(clients) lookups to wait for the lock") { waiters(on: lock, pid: s.server.process.processIdentifier) == clients }
+        } catch {
+            // What the server was doing instead, for the failure's message.
+            var st = stat()
+            _ = stat(lock, &st)
+            let locks = ((try? String(contentsOfFile: "/proc/locks", encoding: .utf8)) ?? "").split(separator: "\n")
+                .filter { $0.hasSuffix("") && $0.contains(":\(st.st_ino) ") }
+            let pid = s.server.process.processIdentifier
+            let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
+            let states = tasks.map { t in ((try? String(contentsOfFile: "/proc/\(pid)/task/\(t)/wchan", encoding: .utf8)) ?? "?") }
+            let answered = replies.withLock { $0.map { "\($0.key): \($0.value.status) \($0.value.text.prefix(200))" } }
+            Issue.record("\(error); holder pid \(holder.pid), server pid \(pid); locks on the inode: \(locks); server threads: \(states); answered: \(answered); log: \((try? log(s))?.map { "\($0["operation"] ?? .null) \($0["status"] ?? .null)" } ?? [])")
+            throw error
+        }
         // Meanwhile health and the log answer, many times over, on the loop the lookups arrived on.
         for _ in 0..<20 { #expect(try s.server.get("/_ck/health").status == 200) }
         entries = try log(s)
