@@ -86,7 +86,7 @@ import CKModel
             var st = stat()
             _ = stat(lock, &st)
             let locks = ((try? String(contentsOfFile: "/proc/locks", encoding: .utf8)) ?? "").split(separator: "\n")
-                .filter { $0.hasSuffix("") && $0.contains(":\(st.st_ino) ") }
+                .filter { $0.contains(":\(st.st_ino) ") }
             let pid = s.server.process.processIdentifier
             let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
             let states = tasks.map { t in ((try? String(contentsOfFile: "/proc/\(pid)/task/\(t)/wchan", encoding: .utf8)) ?? "?") }
