@@ -108,12 +108,7 @@ private struct StoredRecordScanner {
         var fields: [StoredField]
     }
 
-    mutating func accept(_ text: StaticString) -> Bool {
-        let n = text.utf8CodeUnitCount
-        guard p.i + n <= p.b.count, let base = p.b.baseAddress, memcmp(base + p.i, text.utf8Start, n) == 0 else { return false }
-        p.i += n
-        return true
-    }
+    mutating func accept(_ text: StaticString) -> Bool { p.accept(text) }
 
     mutating func expect(_ text: StaticString) throws(NotStored) {
         guard accept(text) else { throw NotStored() }

@@ -38,14 +38,7 @@ private struct LogLineReader {
     package var recent: String? = nil
 
     /// Consumes `text` if it comes next.
-    package mutating func accept(_ text: StaticString) -> Bool {
-        let n = text.utf8CodeUnitCount
-        guard p.i + n <= p.b.count, let base = p.b.baseAddress else { return false }
-        // One memcmp: a line is mostly the fixed keys this compares.
-        guard memcmp(base + p.i, text.utf8Start, n) == 0 else { return false }
-        p.i += n
-        return true
-    }
+    package mutating func accept(_ text: StaticString) -> Bool { p.accept(text) }
 
     package mutating func string() throws(NotFastShape) -> String {
         guard p.i < p.b.count, p.b[p.i] == UInt8(ascii: "\""), let base = p.b.baseAddress else { throw NotFastShape() }
