@@ -47,6 +47,7 @@ ZONE = "Notes"  # the loaded records live in a custom zone, so change feeds and 
 FLATNESS_TARGET = 1.2  # cost at the largest N / cost at the smallest N
 MEMORY_TARGET_MB = 50.0  # max RSS of any single ck command at the largest N
 BULK_MEMORY_TARGET_MB = 150.0
+INDEX_SIZE_TARGET = 1.5  # bytes of .index.sqlite (and its -wal) / bytes of the zone logs it indexes (issue 29)
 MID_DATE_MS = 1_654_041_600_000  # 2022-06-01T00:00:00Z, about the middle of the dates
 MID_DATE = "2022-06-01T00:00:00Z"
 
@@ -243,7 +244,8 @@ OPERATIONS: list[Op] = [
     Op(
         key="sync",
         label="sync a fresh device",
-        target=None,
+        # Issue 29: a fresh device's first sync within 3x a sqlite3 copy of the table.
+        target=3.0,
         bulk=True,
         flatness=True,
         per_record=True,
@@ -542,6 +544,27 @@ def prepare_size(n: int, ck: str, sqlite3: str) -> tuple[Ctx, dict]:
 
 
 # --------------------------------------------------------------------------
+# Store size
+
+
+def store_size(c: Ctx) -> dict:
+    """Bytes of the index against the zone logs it indexes, after every operation of this size ran
+    (so the queried fields' values are indexed), with the WAL checkpointed by a fetch."""
+    run_checked(Cmd(ck_cmd(c, "-z", ZONE, "record", "fetch", c.mid_name)))
+    logs = index = 0
+    for root, _dirs, files in os.walk(c.store):
+        for f in files:
+            p = Path(root) / f
+            if f.endswith(".jsonl") and "notifications" not in p.parts:
+                logs += p.stat().st_size
+            elif f in (".index.sqlite", ".index.sqlite-wal"):
+                index += p.stat().st_size
+    db = c.db.stat().st_size
+    return {"log_bytes": logs, "index_bytes": index, "ratio": index / logs if logs else 0.0,
+            "sqlite3_bytes": db, "target": INDEX_SIZE_TARGET}
+
+
+# --------------------------------------------------------------------------
 # Peak memory
 
 
@@ -763,6 +786,7 @@ def main(argv: list[str]) -> int:
             "flatness": FLATNESS_TARGET,
             "peak_memory_mb": MEMORY_TARGET_MB,
             "bulk_peak_memory_mb": BULK_MEMORY_TARGET_MB,
+            "index_size": INDEX_SIZE_TARGET,
         },
         "sizes": {},
     }
@@ -828,10 +852,18 @@ def main(argv: list[str]) -> int:
             if op.reference:
                 notes.append(f"{op.label}: for reference, {op.reference_label} "
                              f"{fmt_ms(entry['reference']['median_ms'])} ms, ratio {fmt_ratio(entry['ratio_reference'])}")
-        results["sizes"][str(n)] = {"dataset": dinfo, "operations": ops_out, "warnings": warnings}
+        size = store_size(ctx)
+        size["pass"] = size["ratio"] <= INDEX_SIZE_TARGET
+        passed += size["pass"]
+        failed += not size["pass"]
+        results["sizes"][str(n)] = {"dataset": dinfo, "operations": ops_out, "warnings": warnings,
+                                    "store_size": size}
         print(f"\nN = {n:,}  (median wall time in ms)")
         print(table(["operation", "ck ms", "sqlite3 ms", "ratio", "target", "result", "runs"], rows,
                     right={1, 2, 3, 4, 6}))
+        print(f"index size: {size['index_bytes'] / 1e6:.1f} MB for {size['log_bytes'] / 1e6:.1f} MB of zone logs, "
+              f"ratio {fmt_ratio(size['ratio'])} (target <= {INDEX_SIZE_TARGET:g}x) {verdict(size['pass'])}; "
+              f"sqlite3's whole database {size['sqlite3_bytes'] / 1e6:.1f} MB")
         for note in notes:
             print(note)
         for w in warnings:
