@@ -64,7 +64,7 @@ private struct BatchLineReader {
 
     package mutating func line(policy: SavePolicy?) throws(NotFastBatchShape) -> (operation: RecordOperation, record: String) {
         try expect(UInt8(ascii: "{"))
-        let first = try key()
+        let first = try recordKey()
         if first == "operationType" || first == "record" {
             var opType: RecordOperationType? = nil
             var record: RecordShape? = nil
@@ -113,7 +113,7 @@ private struct BatchLineReader {
         if let firstKey { k = firstKey } else {
             try expect(UInt8(ascii: "{"))
             if try accept(UInt8(ascii: "}")) { return RecordShape() }
-            k = try key()
+            k = try recordKey()
         }
         var r = RecordShape()
         var seen: (name: Bool, type: Bool, tag: Bool, fields: Bool) = (false, false, false, false)
@@ -127,8 +127,17 @@ private struct BatchLineReader {
             }
             if try accept(UInt8(ascii: "}")) { return r }
             try expect(UInt8(ascii: ","))
-            k = try key()
+            k = try recordKey()
         }
+    }
+
+    /// A record dictionary's key and its colon; its usual keys are matched as bytes, with no `String` made.
+    package mutating func recordKey() throws(NotFastBatchShape) -> String {
+        _ = try peek()
+        if p.accept("\"recordName\"") { try expect(UInt8(ascii: ":")); return "recordName" }
+        if p.accept("\"recordType\"") { try expect(UInt8(ascii: ":")); return "recordType" }
+        if p.accept("\"fields\"") { try expect(UInt8(ascii: ":")); return "fields" }
+        return try key()
     }
 
     /// The object of field dictionaries at `depth`.
@@ -136,6 +145,8 @@ private struct BatchLineReader {
         try expect(UInt8(ascii: "{"))
         var out: [String: FieldInput] = [:]
         if try accept(UInt8(ascii: "}")) { return out }
+        // Room for a usual record's fields at once, rather than growing (and rehashing) field by field.
+        out.reserveCapacity(8)
         repeat {
             let k = try key()
             // A duplicate name is left to the generic parser.
@@ -151,11 +162,23 @@ private struct BatchLineReader {
         try expect(UInt8(ascii: "{"))
         var value: JSON? = nil
         var typeName: String? = nil
+        var plain: FieldType? = nil
         if !(try accept(UInt8(ascii: "}"))) {
             repeat {
-                switch try key() {
+                // The two keys, and the usual type names, are matched as bytes: no `String` is made for them.
+                _ = try peek()
+                let k: String
+                if p.accept("\"value\"") { k = "value" } else if p.accept("\"type\"") { k = "type" } else { k = try string() }
+                try expect(UInt8(ascii: ":"))
+                switch k {
                 case "value" where value == nil: value = try self.value(depth: depth + 1)
-                case "type" where typeName == nil: typeName = try string()
+                case "type" where typeName == nil:
+                    if try peek() == UInt8(ascii: "\""), let known = acceptPlainType() {
+                        (typeName, plain) = (known.name, known.type)
+                    } else {
+                        typeName = try string()
+                        plain = typeName.flatMap(BatchLineReader.plainType)
+                    }
                 default: throw NotFastBatchShape()
                 }
             } while try accept(UInt8(ascii: ","))
@@ -164,11 +187,20 @@ private struct BatchLineReader {
         // As RecordOperation(json:) reads it: no value, or null, unsets the field.
         guard let value, !value.isNull else { return .unset }
         guard let typeName else { return .json(.object(["value": value])) }
-        if let type = BatchLineReader.plainType(typeName), BatchLineReader.canonical(value, type),
+        if let type = plain, BatchLineReader.canonical(value, type),
            let v = try? FieldValue.from(valueJSON: value, type: type, path: "") {
             return .value(v)
         }
         return .json(.object(["value": value, "type": .string(typeName)]))
+    }
+
+    /// Consumes a quoted plain type name (`plainType`) at the cursor, if one is there.
+    package mutating func acceptPlainType() -> (name: String, type: FieldType)? {
+        if p.accept("\"STRING\"") { return ("STRING", FieldType(.string)) }
+        if p.accept("\"INT64\"") { return ("INT64", FieldType(.int64)) }
+        if p.accept("\"DOUBLE\"") { return ("DOUBLE", FieldType(.double)) }
+        if p.accept("\"TIMESTAMP\"") { return ("TIMESTAMP", FieldType(.timestamp)) }
+        return nil
     }
 
     /// The Web Services names whose values the schema can't retype (no UNKNOWN_LIST, encryption or asset).

@@ -365,8 +365,11 @@ package struct ModifySession {
 
     /// Saves a record the gate let through.
     package mutating func save(_ name: String, recordType: String, existing: Record?, op: RecordOperation) throws(CKError) -> Record {
-        var fields = (existing != nil && !op.type.replacesFields) ? existing?.fields ?? [:] : [:]
+        let startsEmpty = existing == nil || op.type.replacesFields
+        var fields = startsEmpty ? [:] : existing?.fields ?? [:]
+        // A record that starts empty ends with exactly the values set: `fields` stands for them, not built twice.
         var setValues: [String: FieldValue] = [:]
+        if startsEmpty { fields.reserveCapacity(op.fields.count) }
         for key in op.fields.keys.sorted() {
             guard let input = op.fields[key] else { continue }
             if !(recordType == Share.recordType && Share.systemFieldKeys.contains(key)) && !checkedKeys.contains(key) {
@@ -375,11 +378,16 @@ package struct ModifySession {
             }
             if case .unset = input { fields[key] = nil; continue }
             guard let v = try resolve(input, recordType: recordType, key: key) else { fields[key] = nil; continue }
-            try checkReferences(v, key: key, held: existing?.fields[key])
-            try checkDeleteSelfLimit(v, key: key, source: name, existing: existing?.fields[key])
-            setValues[key] = v
+            // Only values holding a reference or an asset have anything to check; asking first also spares a copy
+            // of the whole session per field (a non-mutating call on `self` from this mutating one copies it).
+            if v.holdsReferenceOrAsset {
+                try checkReferences(v, key: key, held: existing?.fields[key])
+                try checkDeleteSelfLimit(v, key: key, source: name, existing: existing?.fields[key])
+            }
+            if !startsEmpty { setValues[key] = v }
             fields[key] = v
         }
+        if startsEmpty { setValues = fields }
         // Values of fields the schema already declares so admit nothing: no copy of the schema to admit them.
         if !schema.declaresAll(recordType, setValues) {
             var s = schema

@@ -128,12 +128,22 @@ public struct RecordBatch: Sendable {
             do { try Names.validateRecordType(type) } catch { throw CKError.invalid("\(record).recordType: \(error.reason)") }
             checked.types.insert(type)
         }
+        // A bulk load's usual line: every field a value typed as it was read, of a field the schema declares with that
+        // type, named by a key already checked, holding no reference. Nothing to check or admit: no sorting, no
+        // dictionary of values (an empty list, typed by the schema, goes the long way).
+        if let declared = schema.recordTypes[type]?.fields, op.fields.allSatisfy({ key, input in
+            guard case .value(let v) = input, !v.holdsReferenceOrAsset, checked.keys.contains(key),
+                  let field = declared[key], field.encrypted == v.isEncrypted, field.accepts(v.type) else { return false }
+            if case .list(_, let items) = v, items.isEmpty { return false }
+            return true
+        }) { return }
         let keys = op.fields.keys.sorted()
         // Usually every field is valid: type them all and admit them at once; any failure repeats the check key
         // by key, which says which key failed first.
-        if let values = try? typedValues(op, keys: keys, type: type, zone: zone, schema: schema, checked: checked.keys) {
-            // Every key passed the name check (a share's system keys are not field names: left out).
-            for key in keys where !(type == Share.recordType && Share.systemFieldKeys.contains(key)) { checked.keys.insert(key) }
+        var named: [String] = []
+        if let values = try? typedValues(op, keys: keys, type: type, zone: zone, schema: schema, checked: checked.keys, named: &named) {
+            // The keys that passed the name check now (a share's system keys are not field names: left out).
+            for key in named { checked.keys.insert(key) }
             // Fields the schema declares with these types admit nothing: no copy of the schema to admit them.
             if values.isEmpty || schema.declaresAll(type, values) { return }
             var s = schema
@@ -156,14 +166,22 @@ public struct RecordBatch: Sendable {
     }
 
     /// The typed values of an operation's fields, or an error if any of them is not valid.
+    /// Keys not in `checked` that pass the name check are added to `named`.
     package static func typedValues(_ op: RecordOperation, keys: [String], type: String, zone: String,
-                            schema: Schema, checked: Set<String> = []) throws(CKError) -> [String: FieldValue] {
+                            schema: Schema, checked: Set<String> = [], named: inout [String]) throws(CKError) -> [String: FieldValue] {
         var values: [String: FieldValue] = [:]
+        values.reserveCapacity(keys.count)
         for key in keys {
             // A share's system keys (cloudkit.title, …) are fields of cloudkit.share records only.
-            if !(type == Share.recordType && Share.systemFieldKeys.contains(key)) && !checked.contains(key) { try Names.validateFieldName(key) }
+            if !(type == Share.recordType && Share.systemFieldKeys.contains(key)) && !checked.contains(key) {
+                try Names.validateFieldName(key)
+                named.append(key)
+            }
             guard let v = try value(op.fields[key], type: type, key: key, path: "", schema: schema) else { continue }
-            for r in RecordIndex.references(v) { try CKDatabase.checkReferenceZone(r, key: key, zone: zone) }
+            // Only a value holding a reference has a zone to check (most hold none: no array of them is made).
+            if v.holdsReferenceOrAsset {
+                for r in RecordIndex.references(v) { try CKDatabase.checkReferenceZone(r, key: key, zone: zone) }
+            }
             values[key] = v
         }
         return values

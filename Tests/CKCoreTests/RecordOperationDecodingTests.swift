@@ -123,6 +123,29 @@ import CKTestSupport
         try Self.check(#"{"recordName":"n\u00e9 \"q\"","recordType":"Note","fields":{"s":{"value":"line\nbreak 😀","type":"STRING"}}}"#)
     }
 
+    /// The keys and type names the reader matches as bytes read as the generic path reads them however they are
+    /// spelled (escaped, spaced, in another order, a longer name that starts like a known one); repeated, they are
+    /// left to it.
+    @Test func fixedKeysReadAsSpelled() throws {
+        for text in [
+            #"{"recordN\u0061me":"n1","recordType":"Note","fields":{"s":{"val\u0075e":"x","type":"\u0053TRING"}}}"#,
+            #"{ "recordType" : "Note" , "recordName" : "n1" , "fields" : { "s" : { "type" : "STRING" , "value" : "x" } } }"#,
+            Self.note(#""s":{"value":"x","type":"STRING_LIST"}"#), Self.note(#""s":{"value":["x"],"type":"STRING_LIST"}"#),
+            Self.note(#""i":{"value":1,"type":"INT64_LIST"}"#), Self.note(#""t":{"value":1,"type":"TIMESTAMPS"}"#),
+            Self.note(#""d":{"value":1.5,"type":"DOUBLE "}"#), Self.note(#""v":{"value":"STRING","type":"STRING"}"#),
+        ] {
+            try Self.check(text)
+        }
+        for text in [
+            Self.note(#""s":{"value":"x","val\u0075e":"y","type":"STRING"}"#),
+            Self.note(#""s":{"type":"STRING","value":"x","typ\u0065":"STRING"}"#),
+            #"{"recordName":"n1","recordN\u0061me":"n2","recordType":"Note"}"#,
+            #"{"fields":{},"recordType":"Note","fi\u0065lds":{}}"#,
+        ] {
+            try Self.check(text, fast: false)
+        }
+    }
+
     /// Shapes the fast reader leaves to the generic path: rarer keys, duplicates, operations that fail.
     @Test func otherShapesAreDeclined() throws {
         for text in [

@@ -85,4 +85,34 @@ import Testing
         #expect(r.stderr.contains("  many.jsonl:20:64: "), "\(r.stderr)")
         #expect(!r.stderr.contains("  many.jsonl:21:"), "\(r.stderr)")
     }
+
+    /// Lines after the first, whose fields the schema then declares, are still checked one by one when a value
+    /// differs from the declaration: a checked key's other type, an encrypted value, a list for a scalar, a
+    /// reference into another zone. An empty list of a declared list field, and values of the declared types, pass.
+    @Test func laterLinesOfDeclaredFieldsAreStillChecked() throws {
+        let s = try Sandbox()
+        let lines = [
+            note("a", #""n":{"value":5,"type":"INT64"},"s":{"value":"x","type":"STRING"},"l":{"value":["p"],"type":"STRING_LIST"},"r":{"value":{"recordName":"a"},"type":"REFERENCE"}"#),
+            note("b", #""n":{"value":"x","type":"STRING"}"#),
+            note("c", #""s":{"value":"x","type":"STRING","isEncrypted":true}"#),
+            note("d", #""r":{"value":{"recordName":"x","zoneID":{"zoneName":"Other"}},"type":"REFERENCE"}"#),
+            note("e", #""l":{"value":[],"type":"STRING_LIST"}"#),
+            note("f", #""n":{"value":7,"type":"INT64"},"s":{"value":"y","type":"STRING"}"#),
+            note("g", #""n":{"value":[7],"type":"INT64_LIST"}"#),
+        ]
+        try s.write(lines.joined(separator: "\n") + "\n", to: "declared.jsonl")
+        let r = try s.ck("record", "save", "--batch", "declared.jsonl")
+        #expect(r.status == 8)
+        #expect(r.stderr.contains("declared.jsonl: 4 lines are invalid; nothing was saved (4 problems below)"), "\(r.stderr)")
+        for expected in [
+            "  declared.jsonl:2:62: invalidArguments (12): $.fields.n.value: invalid attempt to set value type STRING for field 'n' for type 'Note', defined to be: INT64",
+            "  declared.jsonl:3:62: invalidArguments (12): $.fields.s.value: field 's' of type 'Note' is STRING, not encrypted: an encrypted value can't be stored in it",
+            "  declared.jsonl:4:62: invalidArguments (12): $.fields.r.value: field 'r': a reference must point into the record's own zone (_defaultZone), not 'Other'",
+            "  declared.jsonl:7:62: invalidArguments (12): $.fields.n.value: invalid attempt to set value type INT64_LIST for field 'n' for type 'Note', defined to be: INT64",
+        ] {
+            #expect(r.stderr.contains(expected), "missing \(expected) in\n\(r.stderr)")
+        }
+        #expect(!r.stderr.contains("declared.jsonl:5:") && !r.stderr.contains("declared.jsonl:6:"), "\(r.stderr)")
+        #expect(try s.ck("record", "fetch", "a").status == 3, "nothing was saved")
+    }
 }

@@ -105,4 +105,18 @@ import Testing
         #expect(again.status == 0, "\(again.stderr)")
         #expect(again.stdout.split(separator: "\n").count == 300, "\(again.stdout.prefix(300))")
     }
+
+    /// A save checks only values holding a reference or an asset beyond their type; a VALIDATE reference inside a
+    /// list is one, and still needs its target, in a request whose other records hold only plain values.
+    @Test func aListsValidateReferenceStillNeedsItsTarget() throws {
+        let s = try Sandbox()
+        let lines = [note("a", #""title":{"value":"x","type":"STRING"}"#),
+                     note("b", #""title":{"value":"y","type":"STRING"},"rs":{"value":[{"recordName":"a","action":"VALIDATE"},{"recordName":"ghost","action":"VALIDATE"}],"type":"REFERENCE_LIST"}"#),
+                     note("c", #""title":{"value":"z","type":"STRING"},"rs":{"value":[{"recordName":"a","action":"VALIDATE"}],"type":"REFERENCE_LIST"}"#)]
+        try s.write(lines.joined(separator: "\n") + "\n", to: "refs.jsonl")
+        let r = try s.ck("record", "save", "--batch", "refs.jsonl", "-q")
+        #expect(r.status == 10, "\(r.stderr)")
+        #expect(r.stderr.contains("  b: referenceViolation (31): field 'rs': the VALIDATE reference's target 'ghost' does not exist"), "\(r.stderr)")
+        #expect(try s.ck("record", "list", "-o", "name").stdout == "a\nc\n")
+    }
 }
