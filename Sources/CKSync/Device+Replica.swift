@@ -41,8 +41,11 @@ extension Device {
         return try Record(json: json, path: path + ": server_records")
     }
 
-    package func putServerRecord(_ r: Record) throws(CKError) {
-        try run(Device.putServerRecordSQL, [r.zoneID.zoneName, r.recordName, r.recordType, r.changeTag, r.json().serialized()])
+    /// Stores a server copy, through `insert` (`putServerRecordSQL` prepared) when the caller holds one.
+    package func putServerRecord(_ r: Record, with insert: SQLiteStatement? = nil) throws(CKError) {
+        let values: [any SQLiteBindable] = [r.zoneID.zoneName, r.recordName, r.recordType, r.changeTag, r.json().serialized()]
+        guard let insert else { return try run(Device.putServerRecordSQL, values) }
+        do { try insert.run(values) } catch { throw fail(error) }
     }
 
     /// The statement that stores a server copy; a pull prepares it once a page (`putServerRecord(zone:stored:with:)`).

@@ -566,7 +566,7 @@ public struct SyncEngine {
                     if replacing { live.insert(name) }
                 case .change(let ch):
                     if let r = ch.record {
-                        try device.putServerRecord(r)
+                        try device.putServerRecord(r, with: insert)
                         pulled.saved += 1
                         pulled.modifiedRecordNames.append(r.recordName)
                         if replacing { live.insert(r.recordName) }
