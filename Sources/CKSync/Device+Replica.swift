@@ -1,5 +1,6 @@
 import Foundation
 import CKModel
+import CKSQLite
 
 /// A pending edit as stored: the keys a device changed (nil = removed), or a deletion.
 package struct PendingEdit {
@@ -40,9 +41,30 @@ extension Device {
         return try Record(json: json, path: path + ": server_records")
     }
 
-    package func putServerRecord(_ r: Record) throws(CKError) {
-        try run("INSERT OR REPLACE INTO server_records(zone, name, type, tag, record) VALUES(?1, ?2, ?3, ?4, ?5)",
-                [r.zoneID.zoneName, r.recordName, r.recordType, r.changeTag, r.json().serialized()])
+    /// Stores a server copy, through `insert` (`putServerRecordSQL` prepared) when the caller holds one.
+    package func putServerRecord(_ r: Record, with insert: SQLiteStatement? = nil) throws(CKError) {
+        let values: [any SQLiteBindable] = [r.zoneID.zoneName, r.recordName, r.recordType, r.changeTag, r.json().serialized()]
+        guard let insert else { return try run(Device.putServerRecordSQL, values) }
+        do { try insert.run(values) } catch { throw fail(error) }
+    }
+
+    /// The statement that stores a server copy; a pull prepares it once a page (`putServerRecord(zone:stored:with:)`).
+    package static let putServerRecordSQL = "INSERT OR REPLACE INTO server_records(zone, name, type, tag, record) VALUES(?1, ?2, ?3, ?4, ?5)"
+
+    /// Stores a record pulled as its log line's bytes, which are its Web Services JSON as `putServerRecord` writes
+    /// it (`StoredRecord`): nothing is decoded or rendered. `insert` is `putServerRecordSQL` prepared. Returns the
+    /// record's name.
+    package func putServerRecord(zone: String, stored r: StoredRecord, with insert: SQLiteStatement) throws(CKError) -> String {
+        let name = Device.text(r, r.name)
+        do {
+            try insert.run([zone, name, Device.text(r, r.type), Device.text(r, r.tag), String(decoding: r.bytes, as: UTF8.self)])
+        } catch { throw fail(error) }
+        return name
+    }
+
+    /// A string of a stored record, unescaped; most have no escape and are taken as they are.
+    private static func text(_ r: StoredRecord, _ body: Range<Int>) -> String {
+        r.bytes[body].contains(UInt8(ascii: "\\")) ? r.string(body) : String(decoding: r.bytes[body], as: UTF8.self)
     }
 
     package func removeServerRecord(zone: String, name: String) throws(CKError) {

@@ -153,7 +153,8 @@ public final class Device {
         do { try sql.exec(text) } catch { throw fail(error) }
     }
 
-    private func statement(_ text: String) throws(CKError) -> SQLiteStatement {
+    /// A prepared statement (the connection's cached one when free).
+    package func statement(_ text: String) throws(CKError) -> SQLiteStatement {
         do { return try sql.prepare(text) } catch { throw fail(error) }
     }
 

@@ -1,6 +1,7 @@
 import Foundation
 import CKFiles
 import CKModel
+import CKSQLite
 import CKServer
 
 /// How far a sync has come, for a progress line.
@@ -538,36 +539,49 @@ public struct SyncEngine {
             }
         }
         var done = 0, total = 0
+        // Saves come as their log lines' bytes and are stored as they are, unless the events need whole records.
+        let stored = events == nil
         while true {
-            let page: ZoneChanges
+            let page: StoredZoneChanges
             do {
                 let since = token, first = done == 0
                 // What is left is counted once, for progress; later pages only take their part off it.
                 page = try call("zoneChanges", zone: zone, &report) { () throws(CKError) in
-                    try db.zoneChanges(zone: zone, since: since, limit: SyncEngine.pullPageSize, countingPending: first)
+                    try db.storedZoneChangesPage(zone: zone, since: since, limit: SyncEngine.pullPageSize, countingPending: first,
+                                                 stored: stored)
                 }
             } catch {
                 try refuse(error)
             }
             total = max(total, done + page.pending)
             let deletedBefore = pulled.deletedRecordIDs.count
+            var modifications: [Record] = []
+            let insert = try device.statement(Device.putServerRecordSQL)
             for c in page.changes {
-                if let r = c.record {
-                    try device.putServerRecord(r)
+                switch c {
+                case .stored(let r):
+                    let name = try device.putServerRecord(zone: zone, stored: r, with: insert)
                     pulled.saved += 1
-                    pulled.modifiedRecordNames.append(r.recordName)
-                    if replacing { live.insert(r.recordName) }
-                } else if replacing {
-                    live.remove(c.recordName)
-                } else {
-                    try deleted(c.recordName, type: c.recordType)
+                    pulled.modifiedRecordNames.append(name)
+                    if replacing { live.insert(name) }
+                case .change(let ch):
+                    if let r = ch.record {
+                        try device.putServerRecord(r, with: insert)
+                        pulled.saved += 1
+                        pulled.modifiedRecordNames.append(r.recordName)
+                        if replacing { live.insert(r.recordName) }
+                        if !stored { modifications.append(r) }
+                    } else if replacing {
+                        live.remove(ch.recordName)
+                    } else {
+                        try deleted(ch.recordName, type: ch.recordType)
+                    }
                 }
                 done += 1
                 if done % 200 == 0 { progress?(SyncProgress(phase: .pull, done: done, total: total)) }
             }
             // Each batch as CKSyncEngine hands it over (a refused zone's batches come again when it is fetched anew).
-            emit(.fetchedRecordZoneChanges(modifications: page.changes.compactMap(\.record),
-                                           deletions: Array(pulled.deletedRecordIDs[deletedBefore...])))
+            emit(.fetchedRecordZoneChanges(modifications: modifications, deletions: Array(pulled.deletedRecordIDs[deletedBefore...])))
             token = page.syncToken
             if !page.moreComing { break }
         }
