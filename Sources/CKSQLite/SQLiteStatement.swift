@@ -39,7 +39,16 @@ package final class SQLiteStatement {
             case .null: rc = sqlite3_bind_null(stmt, idx)
             case .int(let x): rc = sqlite3_bind_int64(stmt, idx, x)
             case .double(let x): rc = sqlite3_bind_double(stmt, idx, x)
-            case .text(let x): rc = sqlite3_bind_text(stmt, idx, x, -1, SQLiteStatement.transient)
+            case .text(var x):
+                // The string's own UTF-8, with its length: SQLite's copy is the only one (passing the String would
+                // first make a NUL-terminated copy of it). Cut at a NUL as that C string was; an empty buffer may
+                // have no address, which would bind NULL.
+                rc = x.withUTF8 { p in
+                    guard let base = p.baseAddress, p.count > 0 else { return sqlite3_bind_text(stmt, idx, "", 0, SQLiteStatement.transient) }
+                    let length = memchr(base, 0, p.count).map { UnsafeRawPointer($0) - UnsafeRawPointer(base) } ?? p.count
+                    let chars = UnsafeRawPointer(base).assumingMemoryBound(to: CChar.self)
+                    return sqlite3_bind_text(stmt, idx, chars, Int32(length), SQLiteStatement.transient)
+                }
             }
             guard rc == SQLITE_OK else { throw failure(rc) }
         }
