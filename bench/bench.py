@@ -21,6 +21,7 @@ import json
 import os
 import platform
 import random
+import re
 import shlex
 import shutil
 import statistics
@@ -320,6 +321,13 @@ def summarize(times_s: list[float]) -> dict:
     }
 
 
+def open_stdout():
+    """A scratch file for a timed command's output, emptied for each run. Not /dev/null: ck renders nothing for
+    /dev/null (it would reach nobody), where sqlite3 formats every row, so a ratio would leave out ck's output."""
+    WORK.mkdir(parents=True, exist_ok=True)
+    return open(WORK / "stdout.out", "wb")
+
+
 class OwnLoop:
     name = "own loop"
 
@@ -333,9 +341,9 @@ class OwnLoop:
                 run_prepare(cmd)
                 err.seek(0)
                 err.truncate()
-                with open_stdin(cmd) as stdin:
+                with open_stdin(cmd) as stdin, open_stdout() as out:
                     t0 = time.perf_counter()
-                    p = subprocess.run(cmd.argv, stdin=stdin, stdout=subprocess.DEVNULL, stderr=err)
+                    p = subprocess.run(cmd.argv, stdin=stdin, stdout=out, stderr=err)
                     t1 = time.perf_counter()
                 if p.returncode != 0:
                     err.seek(0)
@@ -355,20 +363,30 @@ class Hyperfine:
     def describe(self) -> str:
         return f"{self.version} (median of --runs)"
 
+    def takes_output(self) -> bool:
+        m = re.search(r"(\d+)\.(\d+)", self.version)
+        return bool(m) and (int(m.group(1)), int(m.group(2))) >= (1, 16)
+
     def time(self, cmd: Cmd, warmup: int, runs: int) -> dict:
         WORK.mkdir(parents=True, exist_ok=True)
         fd, export = tempfile.mkstemp(prefix="hyperfine-", suffix=".json", dir=WORK)
         os.close(fd)
         args = [self.exe, "--style", "none", "--warmup", str(warmup), "--runs", str(runs),
                 "--export-json", export]
-        if cmd.stdin is None:
+        sink = shlex.quote(str(WORK / "stdout.out"))
+        # Output goes to a file, not hyperfine's /dev/null (see open_stdout): hyperfine 1.16 and later take it as
+        # --output; an older one gets a shell redirect.
+        own_output = self.takes_output()
+        if own_output:
+            args += ["--output", str(WORK / "stdout.out")]
+        if cmd.stdin is None and own_output:
             # No shell: nothing to subtract, sub-millisecond commands stay exact.
             args.append("-N")
             line = shlex.join(cmd.argv)
         else:
-            # stdin needs a shell redirect; hyperfine subtracts the shell's
+            # stdin (or stdout) needs a shell redirect; hyperfine subtracts the shell's
             # own start-up time from each run.
-            line = cmd.display()
+            line = cmd.display() + ("" if own_output else f" > {sink}")
         if cmd.prepare:
             args += ["--prepare", shlex.join(cmd.prepare)]
         args += ["--", line]
@@ -574,14 +592,15 @@ def peak_rss_kb(cmd: Cmd) -> int:
     run_prepare(cmd)
     time_bin = "/usr/bin/time"
     if os.access(time_bin, os.X_OK):
-        with tempfile.NamedTemporaryFile(mode="r", suffix=".time") as out, open_stdin(cmd) as stdin:
+        with tempfile.NamedTemporaryFile(mode="r", suffix=".time") as out, open_stdin(cmd) as stdin, \
+                open_stdout() as sink:
             p = subprocess.run([time_bin, "-f", "%M", "-o", out.name, *cmd.argv], stdin=stdin,
-                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+                               stdout=sink, stderr=subprocess.PIPE)
             if p.returncode != 0:
                 raise fail(cmd, f"exit {p.returncode} under /usr/bin/time", p.stderr.decode(errors="replace"))
             return int(out.read().strip().splitlines()[-1])
-    with open_stdin(cmd) as stdin, tempfile.TemporaryFile() as err:
-        proc = subprocess.Popen(cmd.argv, stdin=stdin, stdout=subprocess.DEVNULL, stderr=err)
+    with open_stdin(cmd) as stdin, tempfile.TemporaryFile() as err, open_stdout() as sink:
+        proc = subprocess.Popen(cmd.argv, stdin=stdin, stdout=sink, stderr=err)
         _, status, usage = os.wait4(proc.pid, 0)
         proc.returncode = os.waitstatus_to_exitcode(status)
         if proc.returncode != 0:

@@ -25,9 +25,9 @@ import bench  # noqa: E402  (beside this file)
 
 def count(cmd: bench.Cmd, env: dict) -> int:
     bench.run_prepare(cmd)
-    with bench.open_stdin(cmd) as stdin:
+    with bench.open_stdin(cmd) as stdin, bench.open_stdout() as out:
         p = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", *cmd.argv],
-                           stdin=stdin, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env)
+                           stdin=stdin, stdout=out, stderr=subprocess.PIPE, text=True, env=env)
     found = re.search(r"Collected : (\d+)", p.stderr)
     if p.returncode != 0 or not found:
         raise bench.fail(cmd, f"callgrind, exit {p.returncode}", p.stderr)
