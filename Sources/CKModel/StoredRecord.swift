@@ -53,7 +53,7 @@ package struct StoredRecord {
     /// `JSON.writeString` writes).
     package static func unescape(_ body: ArraySlice<UInt8>, into out: inout [UInt8]) {
         // Most strings have no escape: copied whole.
-        if !body.contains(UInt8(ascii: "\\")) { out += body; return }
+        if StoredRecord.find(UInt8(ascii: "\\"), in: body, from: body.startIndex) == nil { out += body; return }
         var i = body.startIndex
         var run = i
         while i < body.endIndex {
@@ -177,8 +177,13 @@ private struct StoredRecordScanner {
         guard j < p.b.count, p.b[j] == UInt8(ascii: "\""), j > p.i + 1 else { throw NotStored() }
         let key = p.i + 1..<j
         // Compared as bytes: a String and a dictionary lookup per field cost more than the rest of its scan.
-        let name = UnsafeBufferPointer(rebasing: p.b[key])
-        for k in StoredRecordScanner.rankedKeys where k.count == name.count && k.elementsEqual(name) { throw NotStored() }
+        if key.count <= 16 {
+            let (w0, w1) = StoredRecordScanner.words(UnsafeBufferPointer(rebasing: p.b[key]))
+            for k in StoredRecordScanner.rankedKeys where k.w0 == w0 && k.w1 == w1 && k.count == key.count { throw NotStored() }
+        } else {
+            let name = UnsafeBufferPointer(rebasing: p.b[key])
+            for k in StoredRecordScanner.longRankedKeys where k.elementsEqual(name) { throw NotStored() }
+        }
         p.i = j + 1
         return key
     }
@@ -228,8 +233,25 @@ private struct StoredRecordScanner {
         return start..<j
     }
 
-    /// The keys `JSON.keyOrder` ranks, as bytes.
-    static let rankedKeys: [[UInt8]] = JSON.keyOrder.keys.map { Array($0.utf8) }
+    /// The keys `JSON.keyOrder` ranks, up to 16 bytes long, as two words of their bytes and their length: a field
+    /// name is compared with them as two integers, not byte by byte.
+    static let rankedKeys: [(w0: UInt64, w1: UInt64, count: Int)] = JSON.keyOrder.keys.filter { $0.utf8.count <= 16 }.map { k in
+        let bytes = Array(k.utf8)
+        let (w0, w1) = bytes.withUnsafeBufferPointer { words($0) }
+        return (w0, w1, bytes.count)
+    }
+
+    /// The ranked keys longer than `words` holds (none today), compared whole.
+    static let longRankedKeys: [[UInt8]] = JSON.keyOrder.keys.filter { $0.utf8.count > 16 }.map { Array($0.utf8) }
+
+    /// Up to 16 bytes as two little-endian words, zero past the end.
+    static func words(_ b: UnsafeBufferPointer<UInt8>) -> (UInt64, UInt64) {
+        var w0: UInt64 = 0, w1: UInt64 = 0
+        for (i, c) in b.prefix(16).enumerated() {
+            if i < 8 { w0 |= UInt64(c) << (8 * i) } else { w1 |= UInt64(c) << (8 * (i - 8)) }
+        }
+        return (w0, w1)
+    }
 
     static func isLowerHex(_ c: UInt8) -> Bool { (c >= 48 && c <= 57) || (c >= 0x61 && c <= 0x66) }
 
