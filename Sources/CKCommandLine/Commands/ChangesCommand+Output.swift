@@ -49,6 +49,10 @@ extension ChangesCommand {
             let response = ZoneChangesResponse(page)
             // Only pages with assets need their downloadURLs (stored records have none).
             let assets = page.changes.contains { $0.record?.fields.values.contains { $0.type.base == .asset } == true } ? database : nil
+            // Room for the page at once: grown by doubling, the text was copied several times over.
+            var size = 0
+            for case .stored(let r) in stored.changes { size += r.bytes.count }
+            text.reserveCapacity(text.count + (format == .json ? 2 * size : size) + 256)
             for change in stored.changes {
                 switch (change, format) {
                 case (.stored(let r), .json):
