@@ -71,7 +71,15 @@ public enum ISO8601 {
 
     /// `2026-11-29T13:17:00.000Z` (a value outside `validRange`, from a hand-edited file, prints as ms).
     public static func format(milliseconds t: Int64) -> String {
-        guard validRange.contains(t) else { return "\(t) ms" }
+        var out: [UInt8] = []
+        out.reserveCapacity(24)
+        append(milliseconds: t, to: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Appends `format(milliseconds:)`'s text as UTF-8, with no `String` made (a change feed formats one a field).
+    public static func append(milliseconds t: Int64, to out: inout [UInt8]) {
+        guard validRange.contains(t) else { out += "\(t) ms".utf8; return }
         let ms = Int((t % 1000 + 1000) % 1000)
         let secs = (t - Int64(ms)) / 1000
         var days = secs / 86400
@@ -79,24 +87,20 @@ public enum ISO8601 {
         if rem < 0 { rem += 86400; days -= 1 }
         let (y, m, d) = civilFromDays(Int(days))
         let h = Int(rem / 3600), mi = Int(rem % 3600 / 60), s = Int(rem % 60)
-        if (0...9999).contains(y) {
-            // Fixed-width digits into 24 bytes: interpolating padded strings cost several thousand instructions a date.
-            var out = Array("0000-00-00T00:00:00.000Z".utf8)
+        // Fixed-width digits in place (`validRange` holds years 0001 to 9999: always four): interpolating padded
+        // strings cost several thousand instructions a date.
+        let at = out.count
+        out += "0000-00-00T00:00:00.000Z".utf8
+        out.withUnsafeMutableBufferPointer { p in
             func put(_ v: Int, _ n: Int, at i: Int) {
                 var v = v
-                for k in stride(from: i + n - 1, through: i, by: -1) {
-                    out[k] = UInt8(48 + v % 10)
+                for k in stride(from: at + i + n - 1, through: at + i, by: -1) {
+                    p[k] = UInt8(48 + v % 10)
                     v /= 10
                 }
             }
             put(y, 4, at: 0); put(m, 2, at: 5); put(d, 2, at: 8); put(h, 2, at: 11); put(mi, 2, at: 14); put(s, 2, at: 17); put(ms, 3, at: 20)
-            return String(decoding: out, as: UTF8.self)
         }
-        func p(_ v: Int, _ n: Int) -> String {
-            let s = String(v)
-            return String(repeating: "0", count: max(0, n - s.count)) + s
-        }
-        return "\(p(y, 4))-\(p(m, 2))-\(p(d, 2))T\(p(h, 2)):\(p(mi, 2)):\(p(s, 2)).\(p(ms, 3))Z"
     }
 
     package static func isLeap(_ y: Int) -> Bool { (y % 4 == 0 && y % 100 != 0) || y % 400 == 0 }

@@ -13,9 +13,18 @@ package struct StoredRecord {
     package let type: Range<Int>
     package let tag: Range<Int>
     package let zoneName: Range<Int>
-    /// The user fields, in the order they are stored (byte order of their names, which is also `String` order:
-    /// only ASCII names pass).
-    package let fields: [StoredField]
+    /// The user fields' text between the braces of `"fields":{…}`, in the order they are stored (byte order of
+    /// their names, which is also `String` order: only ASCII names pass). `forEachField` walks it.
+    package let fields: Range<Int>
+    /// The fields of the types the scan decoded to check them (not a string, an INT64, a TIMESTAMP or a list of
+    /// one), in stored order: empty for most records, so a scan allocates nothing for them.
+    package let decoded: [Decoded]
+
+    /// A field value the scan decoded: where its `{"value":…}` dictionary is, and what it holds.
+    package struct Decoded {
+        package let field: Range<Int>
+        package let value: FieldValue
+    }
 
     /// The log line's sequence number and its record, when `line` is a save written as ck writes it and every
     /// value in it reads back to the same bytes; nil for anything else (a deletion, a hand edit, assets, sharing
@@ -23,18 +32,13 @@ package struct StoredRecord {
     package static func scan(line: ArraySlice<UInt8>) -> (seq: Int64, record: StoredRecord)? {
         line.withUnsafeBufferPointer { buf -> (seq: Int64, record: StoredRecord)? in
             var s = StoredRecordScanner(p: JSONParser(buf))
-            guard let scanned = try? s.line(), s.p.i == buf.count else { return nil }
-            let (seq, r) = scanned
+            guard let seq = try? s.line(), s.p.i == buf.count else { return nil }
             // Positions from the scan are offsets into the buffer; the slice's own indices start elsewhere.
             let base = line.startIndex
             func shift(_ x: Range<Int>) -> Range<Int> { x.lowerBound + base..<x.upperBound + base }
-            func shift(_ k: StoredField.Kind) -> StoredField.Kind {
-                guard case .list(let kinds, let items) = k else { return k }
-                return .list(kinds, items.map(shift))
-            }
-            let fields = r.fields.map { StoredField(key: shift($0.key), value: shift($0.value), kind: shift($0.kind)) }
-            return (seq, StoredRecord(bytes: line[shift(r.bytes)], name: shift(r.name), type: shift(r.type), tag: shift(r.tag),
-                                      zoneName: shift(r.zoneName), fields: fields))
+            let decoded = s.decoded.isEmpty ? [] : s.decoded.map { Decoded(field: shift($0.field), value: $0.value) }
+            return (seq, StoredRecord(bytes: line[shift(s.bytes)], name: shift(s.name), type: shift(s.type), tag: shift(s.tag),
+                                      zoneName: shift(s.zoneName), fields: shift(s.fields), decoded: decoded))
         }
     }
 
@@ -49,7 +53,7 @@ package struct StoredRecord {
     /// `JSON.writeString` writes).
     package static func unescape(_ body: ArraySlice<UInt8>, into out: inout [UInt8]) {
         // Most strings have no escape: copied whole.
-        if !body.contains(UInt8(ascii: "\\")) { out += body; return }
+        if StoredRecord.find(UInt8(ascii: "\\"), in: body, from: body.startIndex) == nil { out += body; return }
         var i = body.startIndex
         var run = i
         while i < body.endIndex {
@@ -71,42 +75,24 @@ package struct StoredRecord {
     static func hex(_ c: UInt8) -> UInt8 { c >= UInt8(ascii: "a") ? c - UInt8(ascii: "a") + 10 : c - UInt8(ascii: "0") }
 }
 
-/// One user field of a `StoredRecord`.
-package struct StoredField {
-    /// The field name (ASCII letters, digits and underscores: no escapes).
-    package let key: Range<Int>
-    /// The value's JSON text.
-    package let value: Range<Int>
-    package let kind: Kind
-
-    /// What the value is: the common types are kept as text; the others were decoded to check them.
-    package enum Kind {
-        case string
-        case int64
-        case timestamp(Int64)
-        /// A list of strings, integers or timestamps, `[…]` with its items as the scalar kinds.
-        case list([Kind], [Range<Int>])
-        case decoded(FieldValue)
-    }
-}
-
 /// Thrown inside the scan when a line is not in the shape the stored bytes can stand in for the record.
 private struct NotStored: Error {}
 
 /// The scan behind `StoredRecord.scan`: the exact shape `LogEntry.write(into:batch:)` writes, with every string
 /// canonical (only `JSON.writeString`'s escapes, valid UTF-8), every integer canonical and every value of another
-/// type decoded and written again to the same bytes.
+/// type decoded and written again to the same bytes. It keeps only what output needs: where the record, its
+/// four names and its fields are (each field is found again by `StoredRecord.forEachField`).
 private struct StoredRecordScanner {
     var p: JSONParser
+    var bytes = 0..<0
+    var name = 0..<0
+    var type = 0..<0
+    var tag = 0..<0
+    var zoneName = 0..<0
+    var fields = 0..<0
+    var decoded: [StoredRecord.Decoded] = []
 
-    struct Scanned {
-        var bytes: Range<Int>
-        var name: Range<Int>
-        var type: Range<Int>
-        var tag: Range<Int>
-        var zoneName: Range<Int>
-        var fields: [StoredField]
-    }
+    init(p: JSONParser) { self.p = p }
 
     mutating func accept(_ text: StaticString) -> Bool { p.accept(text) }
 
@@ -114,28 +100,28 @@ private struct StoredRecordScanner {
         guard accept(text) else { throw NotStored() }
     }
 
-    mutating func line() throws(NotStored) -> (Int64, Scanned) {
+    /// The line; returns its sequence number.
+    mutating func line() throws(NotStored) -> Int64 {
         try expect(#"{"seq":"#)
         let seq = try int()
         try expect(#","op":"save""#)
         if accept(#","batch":"#) { _ = try int() }
         try expect(#","record":"#)
-        let r = try record()
+        try record()
         try expect("}")
-        return (seq, r)
+        return seq
     }
 
-    mutating func record() throws(NotStored) -> Scanned {
+    mutating func record() throws(NotStored) {
         let start = p.i
         try expect(#"{"recordName":"#)
-        let name = try string()
+        name = try string()
         try expect(#","recordType":"#)
-        let type = try string()
+        type = try string()
         try expect(#","recordChangeTag":"#)
-        let tag = try string()
+        tag = try string()
         try expect(#","deleted":false,"fields":{"#)
-        var fields: [StoredField] = []
-        fields.reserveCapacity(8)
+        let fieldsStart = p.i
         if !accept("}") {
             var previous: Range<Int>? = nil
             repeat {
@@ -143,27 +129,28 @@ private struct StoredRecordScanner {
                 if let previous, !p.b[previous].lexicographicallyPrecedes(p.b[key]) { throw NotStored() }
                 previous = key
                 try expect(":")
-                fields.append(try field(key))
+                try field()
             } while accept(",")
             try expect("}")
         }
+        fields = fieldsStart..<p.i - 1
         try expect(#","created":"#)
         try stamp()
         try expect(#","modified":"#)
         try stamp()
         try expect(#","zoneID":{"zoneName":"#)
-        let zone = try string()
+        zoneName = try string()
         try expect(#","ownerRecordName":"#)
         _ = try string()
         // The zone type is not stored in the record: it is written from the zone's name.
-        let isDefault = p.b[zone].elementsEqual(Names.defaultZoneName.utf8)
+        let isDefault = p.b[zoneName].elementsEqual(Names.defaultZoneName.utf8)
         try expect(isDefault ? #","zoneType":"DEFAULT_ZONE"}"# : #","zoneType":"REGULAR_CUSTOM_ZONE"}"#)
         if accept(#","parent":{"recordName":"#) {
             _ = try string()
             try expect("}")
         }
         try expect("}")
-        return Scanned(bytes: start..<p.i, name: name, type: type, tag: tag, zoneName: zone, fields: fields)
+        bytes = start..<p.i
     }
 
     mutating func stamp() throws(NotStored) {
@@ -190,8 +177,13 @@ private struct StoredRecordScanner {
         guard j < p.b.count, p.b[j] == UInt8(ascii: "\""), j > p.i + 1 else { throw NotStored() }
         let key = p.i + 1..<j
         // Compared as bytes: a String and a dictionary lookup per field cost more than the rest of its scan.
-        let name = UnsafeBufferPointer(rebasing: p.b[key])
-        for k in StoredRecordScanner.rankedKeys where k.count == name.count && k.elementsEqual(name) { throw NotStored() }
+        if key.count <= 16 {
+            let (w0, w1) = StoredRecordScanner.words(UnsafeBufferPointer(rebasing: p.b[key]))
+            for k in StoredRecordScanner.rankedKeys where k.w0 == w0 && k.w1 == w1 && k.count == key.count { throw NotStored() }
+        } else {
+            let name = UnsafeBufferPointer(rebasing: p.b[key])
+            for k in StoredRecordScanner.longRankedKeys where k.elementsEqual(name) { throw NotStored() }
+        }
         p.i = j + 1
         return key
     }
@@ -241,8 +233,25 @@ private struct StoredRecordScanner {
         return start..<j
     }
 
-    /// The keys `JSON.keyOrder` ranks, as bytes.
-    static let rankedKeys: [[UInt8]] = JSON.keyOrder.keys.map { Array($0.utf8) }
+    /// The keys `JSON.keyOrder` ranks, up to 16 bytes long, as two words of their bytes and their length: a field
+    /// name is compared with them as two integers, not byte by byte.
+    static let rankedKeys: [(w0: UInt64, w1: UInt64, count: Int)] = JSON.keyOrder.keys.filter { $0.utf8.count <= 16 }.map { k in
+        let bytes = Array(k.utf8)
+        let (w0, w1) = bytes.withUnsafeBufferPointer { words($0) }
+        return (w0, w1, bytes.count)
+    }
+
+    /// The ranked keys longer than `words` holds (none today), compared whole.
+    static let longRankedKeys: [[UInt8]] = JSON.keyOrder.keys.filter { $0.utf8.count > 16 }.map { Array($0.utf8) }
+
+    /// Up to 16 bytes as two little-endian words, zero past the end.
+    static func words(_ b: UnsafeBufferPointer<UInt8>) -> (UInt64, UInt64) {
+        var w0: UInt64 = 0, w1: UInt64 = 0
+        for (i, c) in b.prefix(16).enumerated() {
+            if i < 8 { w0 |= UInt64(c) << (8 * i) } else { w1 |= UInt64(c) << (8 * (i - 8)) }
+        }
+        return (w0, w1)
+    }
 
     static func isLowerHex(_ c: UInt8) -> Bool { (c >= 48 && c <= 57) || (c >= 0x61 && c <= 0x66) }
 
@@ -290,118 +299,59 @@ private struct StoredRecordScanner {
         return negative ? -v : v
     }
 
-    /// A scalar of a common type: a string, an INT64, a TIMESTAMP in range.
-    mutating func scalar(_ base: FieldType.Base) throws(NotStored) -> (StoredField.Kind, Range<Int>) {
-        let start = p.i
-        switch base {
-        case .string:
-            _ = try string()
-            return (.string, start..<p.i)
-        case .int64:
-            _ = try int()
-            return (.int64, start..<p.i)
-        case .timestamp:
-            let t = try int()
-            guard ISO8601.validRange.contains(t) else { throw NotStored() }
-            return (.timestamp(t), start..<p.i)
-        default:
-            throw NotStored()
-        }
-    }
-
-    /// `{"value":…,"type":"…"}` of a string, INT64, TIMESTAMP or a list of one of them, kept as text; any other
-    /// field is decoded as the log reader decodes it and kept only if writing it again gives the same bytes.
-    mutating func field(_ key: Range<Int>) throws(NotStored) -> StoredField {
+    /// `{"value":…,"type":"…"}` of a string, INT64, TIMESTAMP (in range) or a list of one of them, checked in place;
+    /// any other field is decoded as the log reader decodes it and kept only if writing it again gives the same
+    /// bytes.
+    mutating func field() throws(NotStored) {
         let start = p.i
         try expect(#"{"value":"#)
-        let valueStart = p.i
         if p.i < p.b.count {
             let c = p.b[p.i]
-            if c == UInt8(ascii: "[") {
-                if let list = try? commonList(), accept("}") { return StoredField(key: key, value: valueStart..<list.end, kind: list.kind) }
-            } else if let base = scalarBase(c) {
-                if let (kind, range) = try? scalar(base), let (type, _) = typeName(), type.base == base, !type.isList, accept("}") {
-                    return StoredField(key: key, value: range, kind: kind)
+            if c == UInt8(ascii: "\"") {
+                if (try? string()) != nil, accept(#","type":"STRING"}"#) { return }
+            } else if c == UInt8(ascii: "[") {
+                if (try? commonList()) == true { return }
+            } else if c == UInt8(ascii: "-") || (c >= 48 && c <= 57) {
+                // The number's type is named after it.
+                if let t = try? int() {
+                    if accept(#","type":"INT64"}"#) { return }
+                    if ISO8601.validRange.contains(t), accept(#","type":"TIMESTAMP"}"#) { return }
                 }
             }
         }
         p.i = start
-        return try decodedField(key)
+        try decodedField()
     }
 
-    /// The base type a scalar value may be, from its first byte (strings are STRING; numbers INT64 or TIMESTAMP,
-    /// settled by the type name that follows).
-    func scalarBase(_ c: UInt8) -> FieldType.Base? {
-        if c == UInt8(ascii: "\"") { return .string }
-        guard c == UInt8(ascii: "-") || (c >= 48 && c <= 57) else { return nil }
-        // The number's type is named after it: look ahead to it.
-        var j = p.i
-        while j < p.b.count, p.b[j] != UInt8(ascii: ",") { j += 1 }
-        func next(_ text: StaticString) -> Bool {
-            guard j + text.utf8CodeUnitCount <= p.b.count, let base = p.b.baseAddress else { return false }
-            return memcmp(base + j, text.utf8Start, text.utf8CodeUnitCount) == 0
-        }
-        if next(#","type":"INT64"}"#) { return .int64 }
-        if next(#","type":"TIMESTAMP"}"#) { return .timestamp }
-        return nil
-    }
-
-    /// `,"type":"X"` for the common types (the value already read), and how many bytes it took.
-    mutating func typeName() -> (FieldType, Int)? {
-        let start = p.i
-        guard accept(#","type":""#) else { return nil }
-        let known: FieldType?
-        if accept(#"STRING""#) { known = .string }
-        else if accept(#"INT64""#) { known = .int64 }
-        else if accept(#"TIMESTAMP""#) { known = .timestamp }
-        else if accept(#"STRING_LIST""#) { known = FieldType(.string, list: true) }
-        else if accept(#"INT64_LIST""#) { known = FieldType(.int64, list: true) }
-        else if accept(#"TIMESTAMP_LIST""#) { known = FieldType(.timestamp, list: true) }
-        else { known = nil }
-        guard let known else { p.i = start; return nil }
-        return (known, p.i - start)
-    }
-
-    /// A list value of a common type, through its type name: `[…],"type":"X_LIST"`.
-    mutating func commonList() throws(NotStored) -> (kind: StoredField.Kind, end: Int) {
-        // The items' type is named after the list: find it first (a list of strings may hold any bytes, so
-        // the strings are stepped over as strings).
-        let start = p.i
+    /// A list of strings or integers through its type name and the field's closing brace, in one pass: true when
+    /// the type is STRING_LIST, INT64_LIST or TIMESTAMP_LIST and every item is of it (timestamps in range).
+    mutating func commonList() throws(NotStored) -> Bool {
         p.i += 1
-        var end = -1
-        if accept("]") {
-            end = p.i
-        } else {
-            while p.i < p.b.count {
-                if p.b[p.i] == UInt8(ascii: "\"") { _ = try string() } else { _ = try int() }
-                if accept(",") { continue }
-                try expect("]")
-                end = p.i
-                break
-            }
-        }
-        guard end >= 0, let (type, _) = typeName(), type.isList else { throw NotStored() }
-        let afterType = p.i
-        p.i = start + 1
-        var kinds: [StoredField.Kind] = []
-        var ranges: [Range<Int>] = []
+        var strings = 0, ints = 0, inRange = true
         if !accept("]") {
             repeat {
-                let (k, r) = try scalar(type.base)
-                kinds.append(k)
-                ranges.append(r)
+                guard p.i < p.b.count else { throw NotStored() }
+                if p.b[p.i] == UInt8(ascii: "\"") {
+                    _ = try string()
+                    strings += 1
+                } else {
+                    let v = try int()
+                    ints += 1
+                    if !ISO8601.validRange.contains(v) { inRange = false }
+                }
             } while accept(",")
             try expect("]")
         }
-        guard p.i == end else { throw NotStored() }
-        p.i = afterType
-        return (.list(kinds, ranges), end)
+        if accept(#","type":"STRING_LIST"}"#) { return ints == 0 }
+        if accept(#","type":"INT64_LIST"}"#) { return strings == 0 }
+        if accept(#","type":"TIMESTAMP_LIST"}"#) { return strings == 0 && inRange }
+        return false
     }
 
     /// Any other field: decoded as `LogLineReader.field()` decodes it (through `FieldValue.from(fieldJSON:)`), and
     /// kept when its `fieldJSON` serialized is these bytes. Assets are refused: a change feed adds their download
     /// URLs, which the stored bytes don't have.
-    mutating func decodedField(_ key: Range<Int>) throws(NotStored) -> StoredField {
+    mutating func decodedField() throws(NotStored) {
         let start = p.i
         let json: JSON
         do { json = try p.value(depth: 4) } catch { throw NotStored() }
@@ -409,7 +359,6 @@ private struct StoredRecordScanner {
         var again: [UInt8] = []
         v.fieldJSON.write(into: &again, indent: nil, level: 0)
         guard UnsafeBufferPointer(rebasing: p.b[start..<p.i]).elementsEqual(again) else { throw NotStored() }
-        let valueStart = start + #"{"value":"#.utf8.count
-        return StoredField(key: key, value: valueStart..<valueStart, kind: .decoded(v))
+        decoded.append(StoredRecord.Decoded(field: start..<p.i, value: v))
     }
 }

@@ -33,6 +33,13 @@ extension ChangesCommand {
         }
 
         mutating func add(_ stored: StoredZoneChanges, as format: OutputFormat) -> String {
+            var text: [UInt8] = []
+            add(stored, as: format, into: &text)
+            return String(decoding: text, as: UTF8.self)
+        }
+
+        /// The page's text as bytes: most of it is copied from the log's (no `String` is made of it to print it).
+        mutating func add(_ stored: StoredZoneChanges, as format: OutputFormat, into text: inout [UInt8]) {
             let page = ZoneChanges(decoded: stored)
             defer {
                 var kept = page
@@ -42,7 +49,10 @@ extension ChangesCommand {
             let response = ZoneChangesResponse(page)
             // Only pages with assets need their downloadURLs (stored records have none).
             let assets = page.changes.contains { $0.record?.fields.values.contains { $0.type.base == .asset } == true } ? database : nil
-            var text: [UInt8] = []
+            // Room for the page at once: grown by doubling, the text was copied several times over.
+            var size = 0
+            for case .stored(let r) in stored.changes { size += r.bytes.count }
+            text.reserveCapacity(text.count + (format == .json ? 2 * size : size) + 256)
             for change in stored.changes {
                 switch (change, format) {
                 case (.stored(let r), .json):
@@ -83,7 +93,6 @@ extension ChangesCommand {
                     break
                 }
             }
-            return String(decoding: text, as: UTF8.self)
         }
 
         /// The end of the answer: its token and moreComing (the last page's).

@@ -176,6 +176,11 @@ final class Invocation {
         if held != nil { held?.append(s) } else { terminal.writeOut(s) }
     }
 
+    /// Bytes to stdout, in order with `out` (the same buffered writer, its failures checked the same way).
+    func out(bytes: [UInt8]) {
+        if held != nil { held?.append(String(decoding: bytes, as: UTF8.self)) } else { terminal.writeOutBytes(bytes) }
+    }
+
     /// Starts holding stdout until `release`, e.g. until writes are durable.
     func holdOutput() -> Bool {
         if held != nil { return false }

@@ -6,8 +6,14 @@ protocol StreamedOutput {
     associatedtype Page
     /// Takes a page and returns its text in `format`, to print now ("" when the format waits for the end).
     mutating func add(_ page: Page, as format: OutputFormat) -> String
+    /// The same text appended to `out` as UTF-8: an output that makes bytes prints them with no `String` between.
+    mutating func add(_ page: Page, as format: OutputFormat, into out: inout [UInt8])
     /// What prints after the last page: the rest of the text, and notes for people on stderr.
     func end(as format: OutputFormat) -> Rendered
+}
+
+extension StreamedOutput {
+    mutating func add(_ page: Page, as format: OutputFormat, into out: inout [UInt8]) { out += add(page, as: format).utf8 }
 }
 
 /// A streamed output being printed, in the format chosen when it started.
@@ -28,8 +34,9 @@ struct PageStream<Output: StreamedOutput> {
         // Stdout is /dev/null: a page printed as it comes would reach nobody (a bulk load's output, sent away).
         // The formats that wait for the end still gather it, for the notes they may print on stderr.
         if inv.terminal.stdoutDiscarded, format == .plain || format == .jsonl || format == .name { return }
-        let text = output.add(page, as: format)
-        if !text.isEmpty { inv.out(text) }
+        var text: [UInt8] = []
+        output.add(page, as: format, into: &text)
+        if !text.isEmpty { inv.out(bytes: text) }
     }
 
     /// Prints the end of the output.
