@@ -154,6 +154,8 @@ extension RecordIndex {
         package var sql: (_ args: inout SQLArguments, _ alias: String) -> String
         /// On `toks` (token search) rather than on the field's rows of `vals`.
         package var tokens = false
+        /// The number an equality on a numeric field asks for (a sorted pair can answer it in order).
+        package var number: Double? = nil
 
         /// The test as conditions on its table's rows in the log ?1, for the alias `t`.
         package func conditions(_ a: inout SQLArguments, _ t: String) -> String {
@@ -230,18 +232,31 @@ extension RecordIndex {
         }
         let onSort = tests.filter { $0.field == sortField }
         var others = tests.filter { $0.field != sortField }
+        let allOthers = others
 
         var source = Source.ordered
         if !names.isEmpty {
             source = .named
         } else if !others.isEmpty {
-            var best = onSort.isEmpty ? driverLimit : try estimate(log: log, onSort, limit: driverLimit)
+            // In name order the walk reads the records in order and tests each: it wins sooner than under a sort
+            // field's order, where the walk also reads each record's sort value.
+            let limit = (field == nil || field == "___recordID") && driverLimit > 0 ? max(1, driverLimit / 4) : driverLimit
+            var best = onSort.isEmpty ? limit : try estimate(log: log, onSort, limit: limit)
             var chosen: Int? = nil
             for (i, t) in others.enumerated() where best > 0 {
-                let n = try estimate(log: log, [t], limit: driverLimit)
+                let n = try estimate(log: log, [t], limit: limit)
                 if n < best { best = n; chosen = i }
             }
             if let chosen { source = .driver(others.remove(at: chosen)) }
+        }
+
+        /// Each test as a condition on the record `r`: one lookup in its table.
+        func tested(_ a: inout SQLArguments, _ tests: [ValueTest]) -> [String] {
+            tests.map { t in
+                if t.tokens { return "EXISTS (SELECT 1 FROM toks v WHERE v.rec = r.id AND \(t.sql(&a, "v")))" }
+                let f = RecordIndex.fieldSQL(&a, t.field)
+                return "EXISTS (SELECT 1 FROM vals v WHERE v.rec = r.id AND v.field = \(f) AND \(t.sql(&a, "v")))"
+            }
         }
 
         /// One statement: rows from `source`, joined to the sort field's values when `joinSort`.
@@ -265,14 +280,7 @@ extension RecordIndex {
             }
             conds += extra(&a)
             for n in names { conds.append("r.name = \(a.add(.text(n)))") }
-            for t in others {
-                if t.tokens {
-                    conds.append("EXISTS (SELECT 1 FROM toks v WHERE v.rec = r.id AND \(t.sql(&a, "v")))")
-                } else {
-                    let f = RecordIndex.fieldSQL(&a, t.field)
-                    conds.append("EXISTS (SELECT 1 FROM vals v WHERE v.rec = r.id AND v.field = \(f) AND \(t.sql(&a, "v")))")
-                }
-            }
+            conds += tested(&a, others)
             return ("SELECT r.off, r.len FROM \(from) WHERE \(conds.joined(by: " AND ")) ORDER BY \(order)", a.values)
         }
 
@@ -304,6 +312,21 @@ extension RecordIndex {
                 if onSort.isEmpty {
                     phases.append(statement(joinSort: false, { a in [missing(&a), "r.name \(cmp) \(a.add(.text(after.name)))"] }, order: "r.name\(dir)"))
                 }
+            } else if sortColumn == "num", onSort.isEmpty, names.isEmpty, driverLimit > 0,
+                      let eq = allOthers.firstIndex(where: { $0.number != nil }), let key = allOthers[eq].number,
+                      let pair = try sortedPair(log, eq: allOthers[eq].field, sort: f) {
+                // An equality on a number sorted by another number: the pair's rows are in the final order.
+                var rest = allOthers
+                rest.remove(at: eq)
+                var a = SQLArguments(values: [.int(log), .text(recordType)])
+                var conds = ["p.pair = \(a.add(.int(pair)))", "p.key = \(a.add(.double(key)))", "r.id = p.rec", "r.log = ?1", "r.type = ?2"]
+                if let after, let v = after.values.first ?? nil {
+                    let sv = a.add(RecordIndex.sqlValue(v)), name = a.add(.text(after.name))
+                    conds += ["p.val \(cmp)= \(sv)", "(p.val \(cmp) \(sv) OR (p.val = \(sv) AND p.name \(cmp) \(name)))"]
+                }
+                conds += tested(&a, rest)
+                phases.append(("SELECT r.off, r.len FROM pairvals p CROSS JOIN records r WHERE \(conds.joined(by: " AND ")) ORDER BY p.val\(dir), p.name\(dir)", a.values))
+                phases.append(statement(joinSort: false, { a in [missing(&a)] }, order: "r.name\(dir)"))
             } else {
                 phases.append(statement(joinSort: true, { a in
                     guard let after, let v = after.values.first ?? nil else { return [] }
@@ -379,22 +402,19 @@ extension RecordIndex {
                 return { a, t in "\(t).num = \(a.add(value))" }
             case .string(let s):
                 guard isASCII(s) else { return nil }
-                return { a, t in
-                    let p = a.add(.text(fold(s)))
-                    return "\(key(folded(t))) = \(key(p)) AND \(folded(t)) = \(p)"
-                }
+                // The prefix alone: the index answers it without reading the row (values sharing it are rare).
+                return { a, t in "\(key(folded(t))) = \(key(a.add(.text(fold(s)))))" }
             case .reference(let r):
-                return { a, t in
-                    let p = a.add(.text(r.recordName))
-                    return "\(key("\(t).txt")) = \(key(p)) AND \(t).txt = \(p)"
-                }
+                return { a, t in "\(key("\(t).txt")) = \(key(a.add(.text(r.recordName))))" }
             default: return nil
             }
         }
         switch f.comparator {
         case .EQUALS, .LIST_CONTAINS:
             guard let e = equality(f.value) else { return nil }
-            return ValueTest(field: f.field, sql: e)
+            var number: Double? = nil
+            if case .double(let d) = sqlValue(f.value) { number = d }
+            return ValueTest(field: f.field, sql: e, number: number)
         case .LESS_THAN, .LESS_THAN_OR_EQUALS, .GREATER_THAN, .GREATER_THAN_OR_EQUALS:
             let op = [.LESS_THAN: "<", .LESS_THAN_OR_EQUALS: "<=", .GREATER_THAN: ">", .GREATER_THAN_OR_EQUALS: ">="][f.comparator] ?? "="
             let value = sqlValue(f.value)

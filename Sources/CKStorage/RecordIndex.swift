@@ -71,6 +71,7 @@ package final class RecordIndex {
             DROP TABLE IF EXISTS meta; DROP TABLE IF EXISTS logs; DROP TABLE IF EXISTS records;
             DROP TABLE IF EXISTS vals; DROP TABLE IF EXISTS refs; DROP TABLE IF EXISTS log_ids; DROP TABLE IF EXISTS deletes;
             DROP TABLE IF EXISTS toks; DROP TABLE IF EXISTS fields; DROP TABLE IF EXISTS tokens;
+            DROP TABLE IF EXISTS pairs; DROP TABLE IF EXISTS pairvals;
             CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT);
             CREATE TABLE log_ids(path TEXT PRIMARY KEY, id INTEGER NOT NULL UNIQUE);
             CREATE TABLE logs(log INTEGER PRIMARY KEY, size INTEGER, inode INTEGER, mtime INTEGER, ctime INTEGER, valid INTEGER,
@@ -93,6 +94,9 @@ package final class RecordIndex {
             CREATE INDEX refs_target ON refs(log, target, action);
             CREATE INDEX refs_rec ON refs(log, name);
             CREATE TABLE toks(tok INTEGER, rec INTEGER, PRIMARY KEY(tok, rec)) WITHOUT ROWID;
+            CREATE TABLE pairs(id INTEGER PRIMARY KEY, log INTEGER, eq INTEGER, sort INTEGER, UNIQUE(log, eq, sort));
+            CREATE TABLE pairvals(pair INTEGER, key REAL, val REAL, name TEXT, rec INTEGER,
+                                  PRIMARY KEY(pair, key, val, name)) WITHOUT ROWID;
             INSERT INTO meta VALUES('format', '\(RecordIndex.formatVersion)');
             """)
     }
@@ -255,6 +259,8 @@ package final class RecordIndex {
 
     /// Removes a log's field values and search tokens. Field and token ids stay: a process may hold them.
     func dropValues(_ log: Int64) throws(SQLiteConnection.Failure) {
+        try db.prepare("DELETE FROM pairvals WHERE pair IN (SELECT id FROM pairs WHERE log = ?1)").run([log])
+        try db.prepare("DELETE FROM pairs WHERE log = ?1").run([log])
         try db.prepare("DELETE FROM vals WHERE field IN (SELECT id FROM fields WHERE log = ?1)").run([log])
         try db.prepare("DELETE FROM toks WHERE tok IN (SELECT id FROM tokens WHERE log = ?1)").run([log])
     }
@@ -315,6 +321,7 @@ package final class RecordIndex {
         // Every deletion is kept (the change feed tells a record's latest one by name); saves don't touch them.
         let addDelete = try db.prepare("INSERT OR IGNORE INTO deletes(log, seq, name, type) VALUES(?1, ?2, ?3, ?4)")
         var fields: [String: Int64] = [:]
+        let pairs = ready ? try sortedPairs(log) : []
         // A log without reference rows has none to clear: a bulk load of records without references (or of new
         // records into a zone without any) deletes nothing per record.
         var refsHeld = try hasRefs(log)
@@ -328,9 +335,11 @@ package final class RecordIndex {
                     let rec = try upsert.step() ? upsert.int(0) : 0
                     upsert.reset()
                     try dropTokens(log, rec)
+                    try dropPairs(rec, name: r.recordName, pairs)
                     try clearVals.run([rec])
                     try addTokens(log, rec, r)
                     try addValues(log, rec: rec, r, into: addVal, fields: &fields)
+                    try addPairs(rec, pairs)
                 } else {
                     try upsert.run(row)
                 }
@@ -348,6 +357,7 @@ package final class RecordIndex {
                         let rec = find.int(0)
                         find.reset()
                         try dropTokens(log, rec)
+                        try dropPairs(rec, name: name, pairs)
                         try clearVals.run([rec])
                     }
                     find.reset()
