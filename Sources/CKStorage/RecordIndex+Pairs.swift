@@ -4,7 +4,8 @@ import CKSQLite
 /// Equality sorted by another field (`priority == 42 --sort -date`), kept in order: for a pair of numeric fields a
 /// query asked for, `pairvals` lists each record's (equality value, sort value, name), so a page reads its rows in
 /// order through one index range however many records match, where reading every match and sorting grows with the
-/// zone. A pair is built on the first query that asks for it and kept up to date by every write after.
+/// zone. A pair is built on the first query that asks for it and kept up to date by every write after. A unary `+`
+/// keeps SQLite from reading a record's values through `vals_num` (a scan of the field) instead of its primary key.
 extension RecordIndex {
     /// The pairs of a log: (pair id, equality field id, sort field id).
     func sortedPairs(_ log: Int64) throws(SQLiteConnection.Failure) -> [(id: Int64, eq: Int64, sort: Int64)] {
@@ -19,8 +20,8 @@ extension RecordIndex {
     func dropPairs(_ rec: Int64, name: String, _ pairs: [(id: Int64, eq: Int64, sort: Int64)]) throws(SQLiteConnection.Failure) {
         for p in pairs {
             try db.prepare("""
-                DELETE FROM pairvals WHERE pair = ?1 AND key IN (SELECT num FROM vals WHERE rec = ?2 AND field = ?3 AND num IS NOT NULL)
-                    AND val IN (SELECT num FROM vals WHERE rec = ?2 AND field = ?4 AND num IS NOT NULL) AND name = ?5
+                DELETE FROM pairvals WHERE pair = ?1 AND key IN (SELECT num FROM vals WHERE rec = ?2 AND field = ?3 AND +num IS NOT NULL)
+                    AND val IN (SELECT num FROM vals WHERE rec = ?2 AND field = ?4 AND +num IS NOT NULL) AND name = ?5
                 """).run([p.id, rec, p.eq, p.sort, name])
         }
     }
@@ -31,7 +32,7 @@ extension RecordIndex {
             try db.prepare("""
                 INSERT OR IGNORE INTO pairvals(pair, key, val, name, rec) SELECT ?1, e.num, s.num, r.name, r.id
                 FROM vals e CROSS JOIN vals s CROSS JOIN records r
-                WHERE e.rec = ?2 AND e.field = ?3 AND e.num IS NOT NULL AND s.rec = ?2 AND s.field = ?4 AND s.num IS NOT NULL AND r.id = ?2
+                WHERE e.rec = ?2 AND e.field = ?3 AND +e.num IS NOT NULL AND s.rec = ?2 AND s.field = ?4 AND +s.num IS NOT NULL AND r.id = ?2
                 """).run([p.id, rec, p.eq, p.sort])
         }
     }
@@ -61,7 +62,7 @@ extension RecordIndex {
                 try db.prepare("""
                     INSERT OR IGNORE INTO pairvals(pair, key, val, name, rec) SELECT ?1, e.num, s.num, r.name, r.id
                     FROM vals e CROSS JOIN vals s CROSS JOIN records r
-                    WHERE e.field = ?2 AND e.num IS NOT NULL AND s.rec = e.rec AND s.field = ?3 AND s.num IS NOT NULL AND r.id = e.rec
+                    WHERE e.field = ?2 AND e.num IS NOT NULL AND s.rec = e.rec AND s.field = ?3 AND +s.num IS NOT NULL AND r.id = e.rec
                     """).run([id, e, s])
                 return id
             }

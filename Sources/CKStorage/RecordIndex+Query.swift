@@ -255,7 +255,9 @@ extension RecordIndex {
             tests.map { t in
                 if t.tokens { return "EXISTS (SELECT 1 FROM toks v WHERE v.rec = r.id AND \(t.sql(&a, "v")))" }
                 let f = RecordIndex.fieldSQL(&a, t.field)
-                return "EXISTS (SELECT 1 FROM vals v WHERE v.rec = r.id AND v.field = \(f) AND \(t.sql(&a, "v")))"
+                // `+(…)`: the test is checked on the record's rows, found by primary key; as an index term SQLite
+                // might read them through a value index instead, scanning a range of the field for each record.
+                return "EXISTS (SELECT 1 FROM vals v WHERE v.rec = r.id AND v.field = \(f) AND +(\(t.sql(&a, "v"))))"
             }
         }
 
@@ -276,7 +278,10 @@ extension RecordIndex {
             }
             if joinSort, let f = sortField {
                 conds += ["s.field = \(RecordIndex.fieldSQL(&a, f))", "s.rec = r.id"]
-                for t in onSort { conds.append(t.sql(&a, "s")) }
+                // The walk reads the sort field's values through their index; joined after the records, by key.
+                for t in onSort {
+                    if case .ordered = source { conds.append(t.sql(&a, "s")) } else { conds.append("+(\(t.sql(&a, "s")))") }
+                }
             }
             conds += extra(&a)
             for n in names { conds.append("r.name = \(a.add(.text(n)))") }
