@@ -33,8 +33,9 @@ extension RecordIndex {
         var failure: CKError? = nil
         try wrap { () throws(SQLiteConnection.Failure) in
             try db.transaction { () throws(SQLiteConnection.Failure) in
-                try db.exec("DROP INDEX IF EXISTS vals_num; DROP INDEX IF EXISTS vals_txt; DROP INDEX IF EXISTS vals_fold;")
+                // Removed while the value indexes still find the log's rows by field.
                 try dropValues(log)
+                try db.exec("DROP INDEX IF EXISTS vals_num; DROP INDEX IF EXISTS vals_txt; DROP INDEX IF EXISTS vals_fold;")
                 let add = try db.prepare("INSERT INTO vals(rec, field, i, num, txt, fold) VALUES(?1, ?2, ?3, ?4, ?5, ?6)")
                 var fields: [String: Int64] = [:]
                 var postings = TokenPostings()

@@ -517,7 +517,7 @@ package final class RecordIndex {
     /// Forgets every log (a reset deleted them).
     package func clear() throws(CKError) {
         try wrap { () throws(SQLiteConnection.Failure) in
-            try db.exec("DELETE FROM vals; DELETE FROM toks; DELETE FROM records; DELETE FROM refs; DELETE FROM deletes; DELETE FROM logs;")
+            try db.exec("DELETE FROM pairvals; DELETE FROM pairs; DELETE FROM vals; DELETE FROM toks; DELETE FROM records; DELETE FROM refs; DELETE FROM deletes; DELETE FROM logs;")
             sums = [:]
         }
     }

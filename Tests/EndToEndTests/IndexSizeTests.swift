@@ -40,7 +40,7 @@ import Testing
     }
 
     /// After a bulk load and the queries that build the field values and search tokens, the index (with its
-    /// WAL) is at most 1.5 times the zone log: issue 29's goal. Format 8 was 3.2 times.
+    /// WAL) is at most 1.5 times the zone log: issue 29's goal. Format 8 was 2.9 times.
     @Test func indexIsAtMostOneAndAHalfTimesTheLog() throws {
         let s = try Sandbox()
         try s.write(Self.notes(3000), to: "notes.jsonl")
