@@ -19,12 +19,12 @@ extension RecordIndex {
         // A zone nobody wrote to has no log, and nothing to index.
         guard FileIO.exists(logPath) else { return }
         if try wrap({ () throws(SQLiteConnection.Failure) -> Bool in try valuesReady(log) }) { return }
-        var locations: [(Int, Int)] = []
+        var locations: [(Int64, Int, Int)] = []
         try wrap { () throws(SQLiteConnection.Failure) in
-            // In name order, so each token's records come in the order `toks` keeps them.
-            let s = try db.prepare("SELECT off, len FROM records WHERE log = ?1 ORDER BY name")
+            // In id order, so each token's records come in the order `toks` keeps them.
+            let s = try db.prepare("SELECT id, off, len FROM records WHERE log = ?1 ORDER BY id")
             try s.bind([log])
-            while try s.step() { locations.append((Int(s.int(0)), Int(s.int(1)))) }
+            while try s.step() { locations.append((s.int(0), Int(s.int(1)), Int(s.int(2)))) }
         }
         try FileIO.refuseLinks(logPath)
         let fd = Glibc.open(logPath, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
@@ -33,15 +33,14 @@ extension RecordIndex {
         var failure: CKError? = nil
         try wrap { () throws(SQLiteConnection.Failure) in
             try db.transaction { () throws(SQLiteConnection.Failure) in
-                try db.exec("""
-                    DROP INDEX IF EXISTS vals_num; DROP INDEX IF EXISTS vals_txt; DROP INDEX IF EXISTS vals_fold;
-                    """)
-                try db.prepare("DELETE FROM vals WHERE log = ?1").run([log])
-                try db.prepare("DELETE FROM toks WHERE log = ?1").run([log])
-                let add = try db.prepare("INSERT INTO vals(log, name, field, num, txt, fold) VALUES(?1, ?2, ?3, ?4, ?5, ?6)")
+                // Removed while the value indexes still find the log's rows by field.
+                try dropValues(log)
+                try db.exec("DROP INDEX IF EXISTS vals_num; DROP INDEX IF EXISTS vals_txt; DROP INDEX IF EXISTS vals_fold;")
+                let add = try db.prepare("INSERT INTO vals(rec, field, i, num, txt, fold) VALUES(?1, ?2, ?3, ?4, ?5, ?6)")
+                var fields: [String: Int64] = [:]
                 var postings = TokenPostings()
                 var buffer = [UInt8](repeating: 0, count: 1 << 16)
-                for (off, len) in locations where failure == nil {
+                for (rec, off, len) in locations where failure == nil {
                     if buffer.count < len { buffer = [UInt8](repeating: 0, count: len) }
                     let n = buffer.withUnsafeMutableBytes { b -> Int in
                         guard let base = b.baseAddress else { return -1 }
@@ -52,20 +51,12 @@ extension RecordIndex {
                                                         hint: "the index is stale; delete .index.sqlite and ck rebuilds it")
                         break
                     }
-                    for (field, value) in r.fields {
-                        for (num, txt) in RecordIndex.indexValues(value) {
-                            try add.run([log, r.recordName, field, num, txt, txt.map(RecordIndex.fold)])
-                        }
-                    }
-                    postings.add(r)
+                    try addValues(log, rec: rec, r, into: add, fields: &fields)
+                    postings.add(r, id: rec)
                     if postings.isFull { try postings.write(log, into: db) }
                 }
                 try postings.write(log, into: db)
-                try db.exec("""
-                    CREATE INDEX vals_num ON vals(log, field, num, name);
-                    CREATE INDEX vals_txt ON vals(log, field, txt, name);
-                    CREATE INDEX vals_fold ON vals(log, field, fold, name);
-                    """)
+                try db.exec(RecordIndex.valueIndexes)
                 if failure == nil { try db.prepare("UPDATE logs SET vals_ready = 1 WHERE log = ?1").run([log]) }
             }
         }
@@ -115,24 +106,32 @@ extension RecordIndex {
         return String(decoding: out, as: UTF8.self)
     }
 
-    /// Indexes a record's search tokens (its rows must not be there yet).
-    package func addTokens(_ log: Int64, _ r: Record) throws(SQLiteConnection.Failure) {
+    /// Integers as a JSON array, for `json_each`.
+    package static func jsonArray<S: Sequence>(ints: S) -> String where S.Element == Int64 {
+        "[" + ints.map(String.init).joined(separator: ",") + "]"
+    }
+
+    /// Indexes a record's search tokens (its rows must not be there yet), making ids for tokens new to the log.
+    package func addTokens(_ log: Int64, _ rec: Int64, _ r: Record) throws(SQLiteConnection.Failure) {
         let tokens = RecordIndex.tokens(r)
         guard !tokens.isEmpty else { return }
-        try db.prepare("INSERT OR IGNORE INTO toks(log, tok, name) SELECT ?1, value, ?2 FROM json_each(?3)")
-            .run([log, r.recordName, RecordIndex.jsonArray(tokens)])
+        let list = RecordIndex.jsonArray(tokens)
+        try db.prepare("INSERT OR IGNORE INTO tokens(log, tok) SELECT ?1, value FROM json_each(?2)").run([log, list])
+        try db.prepare("INSERT OR IGNORE INTO toks(tok, rec) SELECT t.id, ?3 FROM json_each(?2) j JOIN tokens t ON t.log = ?1 AND t.tok = j.value")
+            .run([log, list, rec])
     }
 
     /// Removes a record's search tokens. They are found from its strings in `vals` (a superset of what was
     /// tokenized: reference names too), so this runs before those rows go, and `toks` needs no second index.
-    package func dropTokens(_ log: Int64, _ name: String) throws(SQLiteConnection.Failure) {
-        let texts = try db.prepare("SELECT txt FROM vals INDEXED BY vals_rec WHERE log = ?1 AND name = ?2 AND txt IS NOT NULL")
-        try texts.bind([log, name])
+    package func dropTokens(_ log: Int64, _ rec: Int64) throws(SQLiteConnection.Failure) {
+        let texts = try db.prepare("SELECT txt FROM vals WHERE rec = ?1 AND txt IS NOT NULL")
+        try texts.bind([rec])
         var tokens: [String] = []
         while try texts.step() { Tokenizer.forEachToken(texts.text(0)) { tokens.append($0); return true } }
+        texts.reset()
         guard !tokens.isEmpty else { return }
-        try db.prepare("DELETE FROM toks WHERE log = ?1 AND tok IN (SELECT value FROM json_each(?3)) AND name = ?2")
-            .run([log, name, RecordIndex.jsonArray(tokens)])
+        try db.prepare("DELETE FROM toks WHERE tok IN (SELECT id FROM tokens WHERE log = ?1 AND tok IN (SELECT value FROM json_each(?3))) AND rec = ?2")
+            .run([log, rec, RecordIndex.jsonArray(tokens)])
     }
 
     /// The SQL form of a query over one log: statements run in turn, each yielding rows in the final order.
@@ -150,24 +149,35 @@ extension RecordIndex {
     }
 
     /// A test on one field's rows in `vals`, or on a record's search tokens in `toks`, written for a table
-    /// alias: at least as wide as its filter.
+    /// alias: at least as wide as its filter. Every statement takes the log as ?1 (field and token ids are the log's).
     package struct ValueTest {
         package var field: String
         package var sql: (_ args: inout SQLArguments, _ alias: String) -> String
         /// On `toks` (token search) rather than on the field's rows of `vals`.
         package var tokens = false
-        /// An equality whose index lists the matching records by name, so it can drive a query in name order.
-        package var byName = false
+        /// The number an equality on a numeric field asks for (a sorted pair can answer it in order).
+        package var number: Double? = nil
 
-        /// The test as conditions on its table's rows in the log `log`, for the alias `t`.
-        package func conditions(_ a: inout SQLArguments, _ t: String, log: String) -> String {
-            if tokens { return "\(t).log = \(log) AND \(sql(&a, t))" }
-            return "\(t).log = \(log) AND \(t).field = \(a.add(.text(field))) AND \(sql(&a, t))"
+        /// The test as conditions on its table's rows in the log ?1, for the alias `t`.
+        package func conditions(_ a: inout SQLArguments, _ t: String) -> String {
+            if tokens { return sql(&a, t) }
+            return "\(t).field = \(RecordIndex.fieldSQL(&a, field)) AND \(sql(&a, t))"
         }
 
         /// The table the test reads.
         package var table: String { tokens ? "toks" : "vals" }
     }
+
+    /// The id of a field of the log ?1, as SQL (NULL, which matches nothing, when no record has the field).
+    package static func fieldSQL(_ a: inout SQLArguments, _ name: String) -> String {
+        "(SELECT id FROM fields WHERE log = ?1 AND name = \(a.add(.text(name))))"
+    }
+
+    /// The first `keyLength` characters of a string expression: what `vals_txt` and `vals_fold` index.
+    package static func key(_ expr: String) -> String { "substr(\(expr), 1, \(keyLength))" }
+
+    /// A row's case-folded text (stored when not ASCII, else SQLite's lower()), as `vals_fold` indexes it.
+    package static func folded(_ t: String) -> String { "coalesce(\(t).fold, lower(\(t).txt))" }
 
     /// What `ValueTest.field` says for a token test: no user field has a name starting with `___`.
     package static let tokenField = "___tokens"
@@ -185,19 +195,16 @@ extension RecordIndex {
         case named
         /// The records one filter matches, read through that filter's index and then sorted.
         case driver(ValueTest)
-        /// The records an equality matches, read through its index in name order: a query in name order
-        /// stops after one page, however many records match.
-        case orderedDriver(ValueTest)
     }
 
     /// Plans a query, or nil when its order can't be produced by SQL. Filters SQL can't express exactly
     /// are left to the Swift check. `sortColumn` is `num` or `txt`: how the sort field is stored.
     ///
     /// Conditions on the sort field narrow the ordered scan itself (`n >= 5000 --sort n` starts at 5000).
-    /// Of the other filters, the one with the fewest index rows drives the query when it has few enough
-    /// (at most `driverLimit`); the rest are tested per row, and only on rows the scan reaches. In name
-    /// order an equality (a token, a list member) drives it however many it matches, through its index in
-    /// name order. `driverLimit` 0 means no driver: the walk in sort order.
+    /// Of the other filters, the one with the fewest index rows drives the query when it has fewer than
+    /// `driverLimit`: its records are read and sorted; the rest are tested per row, and only on rows the scan
+    /// reaches. Else the walk in sort order tests each record it reaches, so a page of a filter matching many
+    /// records costs the same however large the zone. `driverLimit` 0 means no driver.
     package func sqlQuery(log: Int64, recordType: String, filters: [QueryFilter], sort: [QuerySort], sortColumn: String,
                   after: SortKey?, driverLimit: Int) throws(CKError) -> SQLQuery? {
         // SQLite's expression depth is bounded (1000): a very long AND is evaluated without SQL instead.
@@ -226,32 +233,34 @@ extension RecordIndex {
         }
         let onSort = tests.filter { $0.field == sortField }
         var others = tests.filter { $0.field != sortField }
+        let allOthers = others
 
-        let inNameOrder = field == nil || field == "___recordID"
         var source = Source.ordered
         if !names.isEmpty {
             source = .named
-        } else if inNameOrder, driverLimit > 0, others.count == 1, let only = others.first, only.byName {
-            // Nothing to compare it with: it drives, however many records it matches.
-            source = .orderedDriver(only)
-            others = []
         } else if !others.isEmpty {
-            var best = onSort.isEmpty ? driverLimit : try estimate(log: log, onSort, limit: driverLimit)
-            var chosen: (index: Int, inOrder: Bool)? = nil
+            // In name order the walk reads the records in order and tests each: it wins sooner than under a sort
+            // field's order, where the walk also reads each record's sort value.
+            let limit = (field == nil || field == "___recordID") && driverLimit > 0 ? max(1, driverLimit / 4) : driverLimit
+            var best = onSort.isEmpty ? limit : try estimate(log: log, onSort, limit: limit)
+            var chosen: Int? = nil
             for (i, t) in others.enumerated() where best > 0 {
-                let n = try estimate(log: log, [t], limit: driverLimit)
-                let inOrder = inNameOrder && t.byName
-                // In name order an equality's index beats the walk even at the limit: its rows are a subset.
-                if n < best || (n == best && inOrder && chosen?.inOrder != true) { best = n; chosen = (i, inOrder) }
+                let n = try estimate(log: log, [t], limit: limit)
+                if n < best { best = n; chosen = i }
             }
-            if let chosen {
-                let t = others.remove(at: chosen.index)
-                source = chosen.inOrder ? .orderedDriver(t) : .driver(t)
+            if let chosen { source = .driver(others.remove(at: chosen)) }
+        }
+
+        /// Each test as a condition on the record `r`: one lookup in its table.
+        func tested(_ a: inout SQLArguments, _ tests: [ValueTest]) -> [String] {
+            tests.map { t in
+                if t.tokens { return "EXISTS (SELECT 1 FROM toks v WHERE v.rec = r.id AND \(t.sql(&a, "v")))" }
+                let f = RecordIndex.fieldSQL(&a, t.field)
+                // `+(…)`: the test is checked on the record's rows, found by primary key; as an index term SQLite
+                // might read them through a value index instead, scanning a range of the field for each record.
+                return "EXISTS (SELECT 1 FROM vals v WHERE v.rec = r.id AND v.field = \(f) AND +(\(t.sql(&a, "v"))))"
             }
         }
-        // In name order through an equality's index, the names come from its rows.
-        let nameColumn: String
-        if case .orderedDriver = source { nameColumn = "d.name" } else { nameColumn = "r.name" }
 
         /// One statement: rows from `source`, joined to the sort field's values when `joinSort`.
         func statement(joinSort: Bool, _ extra: (inout SQLArguments) -> [String], order: String) -> (sql: String, args: [SQLiteValue]) {
@@ -259,39 +268,32 @@ extension RecordIndex {
             var from: String
             var conds = ["r.log = ?1", "r.type = ?2"]
             switch source {
-            // After the records, the sort value is one lookup by record (vals_rec); left to itself, SQLite
-            // reads it through vals_num, scanning every value of the field for each record.
+            // After the records, the sort value is one lookup by record (the primary key of `vals`).
             case .ordered: from = joinSort ? "vals s CROSS JOIN records r" : "records r"
-            case .named: from = joinSort ? "records r CROSS JOIN vals s INDEXED BY vals_rec" : "records r"
+            case .named: from = joinSort ? "records r CROSS JOIN vals s" : "records r"
             case .driver(let t):
-                from = "(SELECT DISTINCT d.name FROM \(t.table) d WHERE \(t.conditions(&a, "d", log: "?1"))) dn CROSS JOIN records r"
-                    + (joinSort ? " CROSS JOIN vals s INDEXED BY vals_rec" : "")
-                conds.append("r.name = dn.name")
-            case .orderedDriver(let t):
-                from = "\(t.table) d CROSS JOIN records r"
-                conds += [t.conditions(&a, "d", log: "?1"), "r.name = d.name"]
+                // No DISTINCT: a record matched twice (a list holding the value twice) gives identical rows, next
+                // to each other in the statement's order, and `rows` skips the second.
+                from = "\(t.table) d CROSS JOIN records r" + (joinSort ? " CROSS JOIN vals s" : "")
+                conds += [t.conditions(&a, "d"), "r.id = d.rec"]
             }
             if joinSort, let f = sortField {
-                conds += ["s.log = ?1", "s.field = \(a.add(.text(f)))", "s.name = r.name"]
-                for t in onSort { conds.append(t.sql(&a, "s")) }
+                conds += ["s.field = \(RecordIndex.fieldSQL(&a, f))", "s.rec = r.id"]
+                // The walk reads the sort field's values through their index; joined after the records, by key.
+                for t in onSort {
+                    if case .ordered = source { conds.append(t.sql(&a, "s")) } else { conds.append("+(\(t.sql(&a, "s")))") }
+                }
             }
             conds += extra(&a)
             for n in names { conds.append("r.name = \(a.add(.text(n)))") }
-            for t in others {
-                if t.tokens {
-                    conds.append("EXISTS (SELECT 1 FROM toks v WHERE v.log = r.log AND v.name = r.name AND \(t.sql(&a, "v")))")
-                } else {
-                    let f = a.add(.text(t.field))
-                    conds.append("EXISTS (SELECT 1 FROM vals v INDEXED BY vals_rec WHERE v.log = r.log AND v.name = r.name AND v.field = \(f) AND \(t.sql(&a, "v")))")
-                }
-            }
+            conds += tested(&a, others)
             return ("SELECT r.off, r.len FROM \(from) WHERE \(conds.joined(by: " AND ")) ORDER BY \(order)", a.values)
         }
 
         switch field {
         case nil, "___recordID"?:
-            let phase = statement(joinSort: false, { a in after.map { ["\(nameColumn) \(cmp) \(a.add(.text($0.name)))"] } ?? [] },
-                                  order: "\(nameColumn)\(dir)")
+            let phase = statement(joinSort: false, { a in after.map { ["r.name \(cmp) \(a.add(.text($0.name)))"] } ?? [] },
+                                  order: "r.name\(dir)")
             return SQLQuery(phases: [phase])
         case "___createTime"?, "___modTime"?:
             let col = field == "___createTime" ? "r.created" : "r.modified"
@@ -302,22 +304,44 @@ extension RecordIndex {
             }, order: "\(col)\(dir), r.name\(dir)")
             return SQLQuery(phases: [phase])
         case let f?:
-            // Records with the field, in index order; then those without it, by name (none can match a
-            // condition on the field, so that phase is left out when there is one).
+            // Records with the field, in index order (a string's by its indexed prefix, then whole; ties by name);
+            // then those without it, by name (none can match a condition on the field, so that phase is left out
+            // when there is one).
             func missing(_ a: inout SQLArguments) -> String {
-                "NOT EXISTS (SELECT 1 FROM vals m INDEXED BY vals_rec WHERE m.log = r.log AND m.name = r.name AND m.field = \(a.add(.text(f))))"
+                "NOT EXISTS (SELECT 1 FROM vals m WHERE m.rec = r.id AND m.field = \(RecordIndex.fieldSQL(&a, f)))"
             }
+            let value = "s.\(sortColumn)"
+            let indexed = sortColumn == "txt" ? RecordIndex.key(value) : value
+            let order = (sortColumn == "txt" ? [indexed, value, "r.name"] : [value, "r.name"]).map { $0 + dir }.joined(by: ", ")
             var phases: [(sql: String, args: [SQLiteValue])] = []
             if let after, after.values.first ?? nil == nil {
                 if onSort.isEmpty {
                     phases.append(statement(joinSort: false, { a in [missing(&a), "r.name \(cmp) \(a.add(.text(after.name)))"] }, order: "r.name\(dir)"))
                 }
+            } else if sortColumn == "num", onSort.isEmpty, names.isEmpty, driverLimit > 0,
+                      let eq = allOthers.firstIndex(where: { $0.number != nil }), let key = allOthers[eq].number,
+                      let pair = try sortedPair(log, eq: allOthers[eq].field, sort: f) {
+                // An equality on a number sorted by another number: the pair's rows are in the final order.
+                var rest = allOthers
+                rest.remove(at: eq)
+                var a = SQLArguments(values: [.int(log), .text(recordType)])
+                var conds = ["p.pair = \(a.add(.int(pair)))", "p.key = \(a.add(.double(key)))", "r.id = p.rec", "r.log = ?1", "r.type = ?2"]
+                if let after, let v = after.values.first ?? nil {
+                    let sv = a.add(RecordIndex.sqlValue(v)), name = a.add(.text(after.name))
+                    conds += ["p.val \(cmp)= \(sv)", "(p.val \(cmp) \(sv) OR (p.val = \(sv) AND p.name \(cmp) \(name)))"]
+                }
+                conds += tested(&a, rest)
+                phases.append(("SELECT r.off, r.len FROM pairvals p CROSS JOIN records r WHERE \(conds.joined(by: " AND ")) ORDER BY p.val\(dir), p.name\(dir)", a.values))
+                phases.append(statement(joinSort: false, { a in [missing(&a)] }, order: "r.name\(dir)"))
             } else {
                 phases.append(statement(joinSort: true, { a in
                     guard let after, let v = after.values.first ?? nil else { return [] }
-                    let value = a.add(RecordIndex.sqlValue(v)), name = a.add(.text(after.name))
-                    return ["(s.\(sortColumn) \(cmp) \(value) OR (s.\(sortColumn) = \(value) AND s.name \(cmp) \(name)))"]
-                }, order: "s.\(sortColumn)\(dir), s.name\(dir)"))
+                    let sv = a.add(RecordIndex.sqlValue(v)), name = a.add(.text(after.name))
+                    // The first condition is implied by the second; it lets the index start at the cursor.
+                    let start = sortColumn == "txt" ? RecordIndex.key(sv) : sv
+                    return ["\(indexed) \(cmp)= \(start)",
+                            "(\(value) \(cmp) \(sv) OR (\(value) = \(sv) AND r.name \(cmp) \(name)))"]
+                }, order: order))
                 if onSort.isEmpty {
                     phases.append(statement(joinSort: false, { a in [missing(&a)] }, order: "r.name\(dir)"))
                 }
@@ -330,7 +354,7 @@ extension RecordIndex {
     private func estimate(log: Int64, _ tests: [ValueTest], limit: Int) throws(CKError) -> Int {
         guard let first = tests.first else { return 0 }
         var a = SQLArguments(values: [.int(log)])
-        let conds = tests.map { $0.conditions(&a, "d", log: "?1") }.joined(by: " AND ")
+        let conds = tests.map { $0.conditions(&a, "d") }.joined(by: " AND ")
         let sql = "SELECT count(*) FROM (SELECT 1 FROM \(first.table) d WHERE \(conds) LIMIT \(limit))"
         return try wrap { () throws(SQLiteConnection.Failure) -> Int in
             let s = try db.prepare(sql)
@@ -361,11 +385,11 @@ extension RecordIndex {
             if f.comparator == .CONTAINS_ANY_TOKENS {
                 guard !tokens.isEmpty else { return [] }
                 return [ValueTest(field: tokenField, sql: { a, t in
-                    "(" + tokens.map { "\(t).tok = \(a.add(.text($0)))" }.joined(separator: " OR ") + ")"
-                }, tokens: true, byName: tokens.count == 1)]
+                    "\(t).tok IN (SELECT id FROM tokens WHERE log = ?1 AND tok IN (" + tokens.map { a.add(.text($0)) }.joined(separator: ", ") + "))"
+                }, tokens: true)]
             }
             return tokens.map { token in
-                ValueTest(field: tokenField, sql: { a, t in "\(t).tok = \(a.add(.text(token)))" }, tokens: true, byName: true)
+                ValueTest(field: tokenField, sql: { a, t in "\(t).tok = (SELECT id FROM tokens WHERE log = ?1 AND tok = \(a.add(.text(token))))" }, tokens: true)
             }
         }
         return valueTest(f).map { [$0] } ?? []
@@ -375,43 +399,60 @@ extension RecordIndex {
     package static func valueTest(_ f: QueryFilter) -> ValueTest? {
         // System fields live in the records table.
         if f.field.hasPrefix("___") { return nil }
-        /// Column and value an equality tests; strings compare case-folded (ASCII values only, where
-        /// folding is unambiguous).
-        func equality(_ v: QueryValue) -> (column: String, value: SQLiteValue)? {
+        /// An equality as SQL on a row: strings compare case-folded (ASCII values only, where folding is
+        /// unambiguous); string tests name the indexed prefix too, so SQLite can look it up.
+        func equality(_ v: QueryValue) -> ((inout SQLArguments, String) -> String)? {
             switch v {
-            case .int, .double, .bool, .date: return ("num", sqlValue(v))
-            case .string(let s): return isASCII(s) ? ("fold", .text(fold(s))) : nil
-            case .reference(let r): return ("txt", .text(r.recordName))
+            case .int, .double, .bool, .date:
+                let value = sqlValue(v)
+                return { a, t in "\(t).num = \(a.add(value))" }
+            case .string(let s):
+                guard isASCII(s) else { return nil }
+                // The prefix alone: the index answers it without reading the row (values sharing it are rare).
+                return { a, t in "\(key(folded(t))) = \(key(a.add(.text(fold(s)))))" }
+            case .reference(let r):
+                return { a, t in "\(key("\(t).txt")) = \(key(a.add(.text(r.recordName))))" }
             default: return nil
             }
         }
         switch f.comparator {
         case .EQUALS, .LIST_CONTAINS:
             guard let e = equality(f.value) else { return nil }
-            return ValueTest(field: f.field, sql: { a, t in "\(t).\(e.column) = \(a.add(e.value))" }, byName: true)
+            var number: Double? = nil
+            if case .double(let d) = sqlValue(f.value) { number = d }
+            return ValueTest(field: f.field, sql: e, number: number)
         case .LESS_THAN, .LESS_THAN_OR_EQUALS, .GREATER_THAN, .GREATER_THAN_OR_EQUALS:
             let op = [.LESS_THAN: "<", .LESS_THAN_OR_EQUALS: "<=", .GREATER_THAN: ">", .GREATER_THAN_OR_EQUALS: ">="][f.comparator] ?? "="
-            let column: String
+            let value = sqlValue(f.value)
             switch f.value {
-            case .int, .double, .bool, .date: column = "num"
-            case .string: column = "txt"
+            case .int, .double, .bool, .date:
+                return ValueTest(field: f.field) { a, t in "\(t).num \(op) \(a.add(value))" }
+            case .string:
+                // A prefix orders as its string does, but two strings may share it: the prefix bound is inclusive.
+                let keyOp = op.hasPrefix("<") ? "<=" : ">="
+                return ValueTest(field: f.field) { a, t in
+                    let p = a.add(value)
+                    return "\(key("\(t).txt")) \(keyOp) \(key(p)) AND \(t).txt \(op) \(p)"
+                }
             default: return nil
             }
-            let value = sqlValue(f.value)
-            return ValueTest(field: f.field) { a, t in "\(t).\(column) \(op) \(a.add(value))" }
         case .IN, .LIST_CONTAINS_ANY:
             guard case .list(let items) = f.value, !items.isEmpty else { return nil }
-            var parts: [(column: String, value: SQLiteValue)] = []
+            var parts: [(inout SQLArguments, String) -> String] = []
             for i in items {
                 guard let e = equality(i) else { return nil }
                 parts.append(e)
             }
             return ValueTest(field: f.field) { a, t in
-                "(" + parts.map { "\(t).\($0.column) = \(a.add($0.value))" }.joined(separator: " OR ") + ")"
+                "(" + parts.map { "(\($0(&a, t)))" }.joined(separator: " OR ") + ")"
             }
         case .BEGINS_WITH:
             guard case .string(let p) = f.value, !p.isEmpty else { return nil }
-            return ValueTest(field: f.field) { a, t in "\(t).txt >= \(a.add(.text(p))) AND \(t).txt < \(a.add(.text(p + "\u{10FFFF}")))" }
+            return ValueTest(field: f.field) { a, t in
+                let low = a.add(.text(p)), high = a.add(.text(p + "\u{10FFFF}"))
+                let k = key("\(t).txt")
+                return "\(k) >= \(key(low)) AND \(k) <= \(key(high)) AND \(t).txt >= \(low) AND \(t).txt < \(high)"
+            }
         default:
             return nil
         }
@@ -438,21 +479,20 @@ extension RecordIndex {
 }
 
 /// The search tokens of many records, gathered in memory and written to `toks` a token at a time, each token's
-/// records in name order: the rows then go in at the end of the table's b-tree, one statement per token, instead
+/// records in id order: the rows then go in at the end of the table's b-tree, one statement per token, instead
 /// of all over it (a b-tree descent each, and most of the cost of the first query after a bulk load). Records
-/// must be added in name order; memory is bounded by writing out what is gathered when it is full.
+/// must be added in id order; memory is bounded by writing out what is gathered when it is full.
 package struct TokenPostings {
-    private var names: [String] = []
     private var ids: [String: Int] = [:]
     private var tokens: [String] = []
-    private var records: [[UInt32]] = []
+    private var records: [[Int64]] = []
     private var count = 0
 
     /// Past this many (token, record) pairs, or distinct tokens, the gathered rows are written out (about
-    /// 8 MB of record numbers at most).
+    /// 16 MB of record ids at most).
     private let maxPairs: Int
     private let maxTokens: Int
-    /// Names per statement.
+    /// Records per statement.
     package static let chunk = 4096
 
     package init(maxPairs: Int = 2_000_000, maxTokens: Int = 200_000) {
@@ -462,18 +502,16 @@ package struct TokenPostings {
 
     package var isFull: Bool { count >= maxPairs || tokens.count >= maxTokens }
 
-    /// Adds a record's tokens, as `RecordIndex.tokens` finds them.
-    package mutating func add(_ r: Record) {
-        let n = UInt32(names.count)
-        names.append(r.recordName)
+    /// Adds a record's tokens, as `RecordIndex.tokens` finds them; `id` is its row in `records`.
+    package mutating func add(_ r: Record, id: Int64) {
         func add(_ s: String) {
             Tokenizer.forEachToken(s) { t in
                 if let i = ids[t] {
-                    if records[i].last != n { records[i].append(n); count += 1 }
+                    if records[i].last != id { records[i].append(id); count += 1 }
                 } else {
                     ids[t] = tokens.count
                     tokens.append(t)
-                    records.append([n])
+                    records.append([id])
                     count += 1
                 }
                 return true
@@ -488,19 +526,22 @@ package struct TokenPostings {
         }
     }
 
-    /// Writes what is gathered, token by token in order, and starts afresh.
+    /// Writes what is gathered, token by token in order (each token given its id in the log), and starts afresh.
     package mutating func write(_ log: Int64, into db: SQLiteConnection) throws(SQLiteConnection.Failure) {
-        let insert = try db.prepare("INSERT INTO toks(log, tok, name) SELECT ?1, ?2, value FROM json_each(?3)")
-        let names = self.names, tokens = self.tokens, records = self.records
+        let makeToken = try db.prepare("INSERT INTO tokens(log, tok) VALUES(?1, ?2) ON CONFLICT(log, tok) DO UPDATE SET tok = tok RETURNING id")
+        let insert = try db.prepare("INSERT INTO toks(tok, rec) SELECT ?1, value FROM json_each(?2)")
+        let tokens = self.tokens, records = self.records
         for i in tokens.indices.sorted(by: { tokens[$0] < tokens[$1] }) {
+            try makeToken.bind([log, tokens[i]])
+            let tok = try makeToken.step() ? makeToken.int(0) : 0
+            makeToken.reset()
             var start = 0
             while start < records[i].count {
                 let end = min(start + TokenPostings.chunk, records[i].count)
-                try insert.run([log, tokens[i], RecordIndex.jsonArray(records[i][start..<end].lazy.map { names[Int($0)] })])
+                try insert.run([tok, RecordIndex.jsonArray(ints: records[i][start..<end])])
                 start = end
             }
         }
         self = TokenPostings(maxPairs: maxPairs, maxTokens: maxTokens)
     }
 }
-

@@ -7,7 +7,16 @@ import CKSQLite
 /// its change tag and sequence number, and the values of its fields — so fetch, save and query cost
 /// stays flat as logs grow. The logs stay the truth: a missing, stale or damaged index is rebuilt.
 package final class RecordIndex {
-    package static let formatVersion = "8"
+    package static let formatVersion = "9"
+    /// Characters of a string value the string indexes keep (`vals_txt`, `vals_fold`): most values differ
+    /// within them, and a long text is not stored three times.
+    package static let keyLength = 16
+    /// The value indexes: numbers whole; strings, and their case-folded form, by their first `keyLength` characters.
+    static let valueIndexes = """
+        CREATE INDEX vals_num ON vals(field, num);
+        CREATE INDEX vals_txt ON vals(field, substr(txt, 1, \(keyLength)));
+        CREATE INDEX vals_fold ON vals(field, substr(coalesce(fold, lower(txt)), 1, \(keyLength)));
+        """
     package let path: String
     package let envDir: String
     package let db: SQLiteConnection
@@ -54,31 +63,40 @@ package final class RecordIndex {
         try db.keepWALFiles()
         let version = try? db.prepare("SELECT value FROM meta WHERE key = 'format'")
         if let v = version, try v.step(), v.text(0) == RecordIndex.formatVersion { return }
+        // Each string is stored once where it can be: rows of `vals` and `toks` name their record by its integer
+        // id and their field or token by an id per log; the string indexes hold a prefix of each value
+        // (`keyLength` characters), enough to find it, and the Swift check of every record read narrows what a
+        // prefix widens. Case-folded text is kept only where SQLite's lower() (ASCII) would not give it.
         try db.exec("""
             DROP TABLE IF EXISTS meta; DROP TABLE IF EXISTS logs; DROP TABLE IF EXISTS records;
             DROP TABLE IF EXISTS vals; DROP TABLE IF EXISTS refs; DROP TABLE IF EXISTS log_ids; DROP TABLE IF EXISTS deletes;
-            DROP TABLE IF EXISTS toks;
+            DROP TABLE IF EXISTS toks; DROP TABLE IF EXISTS fields; DROP TABLE IF EXISTS tokens;
+            DROP TABLE IF EXISTS pairs; DROP TABLE IF EXISTS pairvals;
             CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT);
             CREATE TABLE log_ids(path TEXT PRIMARY KEY, id INTEGER NOT NULL UNIQUE);
             CREATE TABLE logs(log INTEGER PRIMARY KEY, size INTEGER, inode INTEGER, mtime INTEGER, ctime INTEGER, valid INTEGER,
                               lines INTEGER, last_seq INTEGER, tail TEXT, vals_ready INTEGER DEFAULT 0, sum INTEGER);
-            CREATE TABLE records(log INTEGER, name TEXT, type TEXT, off INTEGER, len INTEGER, seq INTEGER,
-                                 created INTEGER, modified INTEGER, PRIMARY KEY(log, name)) WITHOUT ROWID;
+            CREATE TABLE records(id INTEGER PRIMARY KEY, log INTEGER, name TEXT, type TEXT, off INTEGER, len INTEGER, seq INTEGER,
+                                 created INTEGER, modified INTEGER);
+            CREATE UNIQUE INDEX records_name ON records(log, name);
             CREATE INDEX records_type ON records(log, type, name);
             CREATE INDEX records_created ON records(log, type, created, name);
             CREATE INDEX records_modified ON records(log, type, modified, name);
             CREATE INDEX records_seq ON records(log, seq);
             CREATE TABLE deletes(log INTEGER, seq INTEGER, name TEXT, type TEXT, PRIMARY KEY(log, seq, name)) WITHOUT ROWID;
             CREATE INDEX deletes_name ON deletes(log, name, seq);
-            CREATE TABLE vals(log INTEGER, name TEXT, field TEXT, num REAL, txt TEXT, fold TEXT);
-            CREATE INDEX vals_num ON vals(log, field, num, name);
-            CREATE INDEX vals_txt ON vals(log, field, txt, name);
-            CREATE INDEX vals_rec ON vals(log, name, field);
-            CREATE INDEX vals_fold ON vals(log, field, fold, name);
+            CREATE TABLE fields(id INTEGER PRIMARY KEY, log INTEGER, name TEXT, UNIQUE(log, name));
+            CREATE TABLE tokens(id INTEGER PRIMARY KEY, log INTEGER, tok TEXT, UNIQUE(log, tok));
+            CREATE TABLE vals(rec INTEGER, field INTEGER, i INTEGER, num REAL, txt TEXT, fold TEXT,
+                              PRIMARY KEY(rec, field, i)) WITHOUT ROWID;
+            \(RecordIndex.valueIndexes)
             CREATE TABLE refs(log INTEGER, name TEXT, target TEXT, action TEXT);
             CREATE INDEX refs_target ON refs(log, target, action);
             CREATE INDEX refs_rec ON refs(log, name);
-            CREATE TABLE toks(log INTEGER, tok TEXT, name TEXT, PRIMARY KEY(log, tok, name)) WITHOUT ROWID;
+            CREATE TABLE toks(tok INTEGER, rec INTEGER, PRIMARY KEY(tok, rec)) WITHOUT ROWID;
+            CREATE TABLE pairs(id INTEGER PRIMARY KEY, log INTEGER, eq INTEGER, sort INTEGER, UNIQUE(log, eq, sort));
+            CREATE TABLE pairvals(pair INTEGER, key REAL, val REAL, name TEXT, rec INTEGER,
+                                  PRIMARY KEY(pair, key, val, name)) WITHOUT ROWID;
             INSERT INTO meta VALUES('format', '\(RecordIndex.formatVersion)');
             """)
     }
@@ -233,10 +251,53 @@ package final class RecordIndex {
     }
 
     private func forget(_ log: Int64) throws(SQLiteConnection.Failure) {
-        for table in ["records", "vals", "toks", "refs", "deletes", "logs"] {
+        try dropValues(log)
+        for table in ["records", "refs", "deletes", "logs"] {
             try db.prepare("DELETE FROM \(table) WHERE log = ?1").run([log])
         }
     }
+
+    /// Removes a log's field values and search tokens. Field and token ids stay: a process may hold them.
+    func dropValues(_ log: Int64) throws(SQLiteConnection.Failure) {
+        try db.prepare("DELETE FROM pairvals WHERE pair IN (SELECT id FROM pairs WHERE log = ?1)").run([log])
+        try db.prepare("DELETE FROM pairs WHERE log = ?1").run([log])
+        try db.prepare("DELETE FROM vals WHERE field IN (SELECT id FROM fields WHERE log = ?1)").run([log])
+        try db.prepare("DELETE FROM toks WHERE tok IN (SELECT id FROM tokens WHERE log = ?1)").run([log])
+    }
+
+    /// The id of a log's field, made on first use; `known` keeps those found during one write.
+    func fieldID(_ log: Int64, _ name: String, _ known: inout [String: Int64]) throws(SQLiteConnection.Failure) -> Int64 {
+        if let id = known[name] { return id }
+        let find = try db.prepare("SELECT id FROM fields WHERE log = ?1 AND name = ?2")
+        try find.bind([log, name])
+        var id: Int64 = 0
+        if try find.step() { id = find.int(0) } else {
+            let add = try db.prepare("INSERT INTO fields(log, name) VALUES(?1, ?2) RETURNING id")
+            try add.bind([log, name])
+            if try add.step() { id = add.int(0) }
+            add.reset()
+        }
+        find.reset()
+        known[name] = id
+        return id
+    }
+
+    /// A record's field values as `vals` rows: (field, position in the field, number, text, folded text when
+    /// SQLite's lower() would not make it).
+    func addValues(_ log: Int64, rec: Int64, _ r: Record, into add: SQLiteStatement,
+                   fields known: inout [String: Int64]) throws(SQLiteConnection.Failure) {
+        for (field, value) in r.fields {
+            let values = RecordIndex.indexValues(value)
+            guard !values.isEmpty else { continue }
+            let id = try fieldID(log, field, &known)
+            for (i, (num, txt)) in values.enumerated() {
+                try add.run([rec, id, i, num, txt, txt.flatMap(RecordIndex.storedFold)])
+            }
+        }
+    }
+
+    /// The folded form to store for a text: nil when lower() in SQL gives it (ASCII text).
+    static func storedFold(_ s: String) -> String? { isASCII(s) ? nil : fold(s) }
 
     /// Applies log entries in order. `valsReady`: set the log's field-value index as complete (true) or
     /// not built (false); nil keeps its state (and maintains values only when it is built).
@@ -245,47 +306,65 @@ package final class RecordIndex {
             try db.prepare("INSERT INTO logs(log, vals_ready) VALUES(?1, ?2) ON CONFLICT(log) DO UPDATE SET vals_ready = ?2").run([log, v ? 1 : 0])
         }
         let ready = try valuesReady(log)
-        let upsert = try db.prepare("""
+        let upsertSQL = """
             INSERT INTO records(log, name, type, off, len, seq, created, modified) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
             ON CONFLICT(log, name) DO UPDATE SET type = ?3, off = ?4, len = ?5, seq = ?6, created = ?7, modified = ?8
-            """)
+            """
+        // The record's id is needed only for its values: a bulk load (values not built yet) doesn't ask for it.
+        let upsert = try db.prepare(ready ? upsertSQL + " RETURNING id" : upsertSQL)
+        let find = try db.prepare("SELECT id FROM records WHERE log = ?1 AND name = ?2")
         let remove = try db.prepare("DELETE FROM records WHERE log = ?1 AND name = ?2")
-        let clearVals = try db.prepare("DELETE FROM vals WHERE log = ?1 AND name = ?2")
+        let clearVals = try db.prepare("DELETE FROM vals WHERE rec = ?1")
         let clearRefs = try db.prepare("DELETE FROM refs WHERE log = ?1 AND name = ?2")
-        let addVal = try db.prepare("INSERT INTO vals(log, name, field, num, txt, fold) VALUES(?1, ?2, ?3, ?4, ?5, ?6)")
+        let addVal = try db.prepare("INSERT INTO vals(rec, field, i, num, txt, fold) VALUES(?1, ?2, ?3, ?4, ?5, ?6)")
         let addRef = try db.prepare("INSERT INTO refs(log, name, target, action) VALUES(?1, ?2, ?3, ?4)")
         // Every deletion is kept (the change feed tells a record's latest one by name); saves don't touch them.
         let addDelete = try db.prepare("INSERT OR IGNORE INTO deletes(log, seq, name, type) VALUES(?1, ?2, ?3, ?4)")
+        var fields: [String: Int64] = [:]
+        let pairs = ready ? try sortedPairs(log) : []
         // A log without reference rows has none to clear: a bulk load of records without references (or of new
         // records into a zone without any) deletes nothing per record.
         var refsHeld = try hasRefs(log)
         for (i, e) in entries.enumerated() {
             switch e {
             case .save(let seq, let r):
-                try upsert.run([log, r.recordName, r.recordType, spans[i].offset, spans[i].length, seq, r.created.timestamp, r.modified.timestamp])
-                if refsHeld { try clearRefs.run([log, r.recordName]) }
+                let row: [any SQLiteBindable] = [log, r.recordName, r.recordType, spans[i].offset, spans[i].length, seq,
+                                                 r.created.timestamp, r.modified.timestamp]
                 if ready {
-                    try dropTokens(log, r.recordName)
-                    try clearVals.run([log, r.recordName])
-                    try addTokens(log, r)
+                    try upsert.bind(row)
+                    let rec = try upsert.step() ? upsert.int(0) : 0
+                    upsert.reset()
+                    try dropTokens(log, rec)
+                    try dropPairs(rec, name: r.recordName, pairs)
+                    try clearVals.run([rec])
+                    try addTokens(log, rec, r)
+                    try addValues(log, rec: rec, r, into: addVal, fields: &fields)
+                    try addPairs(rec, pairs)
+                } else {
+                    try upsert.run(row)
                 }
-                for (field, value) in r.fields {
-                    for (num, txt) in RecordIndex.indexValues(value) where ready {
-                        try addVal.run([log, r.recordName, field, num, txt, txt.map(RecordIndex.fold)])
-                    }
+                if refsHeld { try clearRefs.run([log, r.recordName]) }
+                for (_, value) in r.fields {
                     for ref in RecordIndex.references(value) {
                         try addRef.run([log, r.recordName, ref.recordName, ref.action.rawValue])
                         refsHeld = true
                     }
                 }
             case .delete(let seq, let name, let type, _, _):
+                if ready {
+                    try find.bind([log, name])
+                    if try find.step() {
+                        let rec = find.int(0)
+                        find.reset()
+                        try dropTokens(log, rec)
+                        try dropPairs(rec, name: name, pairs)
+                        try clearVals.run([rec])
+                    }
+                    find.reset()
+                }
                 try remove.run([log, name])
                 try addDelete.run([log, seq, name, type])
                 if refsHeld { try clearRefs.run([log, name]) }
-                if ready {
-                    try dropTokens(log, name)
-                    try clearVals.run([log, name])
-                }
             }
         }
     }
@@ -438,7 +517,7 @@ package final class RecordIndex {
     /// Forgets every log (a reset deleted them).
     package func clear() throws(CKError) {
         try wrap { () throws(SQLiteConnection.Failure) in
-            try db.exec("DELETE FROM records; DELETE FROM vals; DELETE FROM toks; DELETE FROM refs; DELETE FROM deletes; DELETE FROM logs;")
+            try db.exec("DELETE FROM pairvals; DELETE FROM pairs; DELETE FROM vals; DELETE FROM toks; DELETE FROM records; DELETE FROM refs; DELETE FROM deletes; DELETE FROM logs;")
             sums = [:]
         }
     }

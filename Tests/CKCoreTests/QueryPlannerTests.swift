@@ -226,7 +226,7 @@ import CKTestSupport
             try QueryPlannerTests.agree(fixture, QueryPlannerTests.tokenCases)
 
             let index = try RecordIndex.open(envDir: fixture.temp.envDir)
-            let rows = try index.db.prepare("SELECT name FROM toks WHERE tok = 'fox' ORDER BY name")
+            let rows = try index.db.prepare("SELECT r.name FROM toks k JOIN tokens t ON t.id = k.tok JOIN records r ON r.id = k.rec WHERE t.tok = 'fox' ORDER BY r.name")
             var names: [String] = []
             while try rows.step() { names.append(rows.text(0)) }
             #expect(names == ["i13", "o01"], "queried first: \(queryFirst)")
@@ -279,21 +279,22 @@ import CKTestSupport
         let fixture = try QueryPlannerTests.fixture()
         let records = try fixture.db.records().sorted { $0.recordName < $1.recordName }
         var want: [String] = []
-        for r in records { want += RecordIndex.tokens(r).map { "\($0) \(r.recordName)" } }
+        // Each record's id is its place in name order.
+        for (i, r) in records.enumerated() { want += RecordIndex.tokens(r).map { "\($0) \(i + 1)" } }
         want.sort()
         #expect(want.count > 50)
         let index = try RecordIndex.open(envDir: fixture.temp.dir)
         for (log, pairs, tokens) in [(Int64(101), 2_000_000, 200_000), (102, 7, 1_000), (103, 1_000, 3)] {
             var postings = TokenPostings(maxPairs: pairs, maxTokens: tokens)
-            for r in records {
-                postings.add(r)
+            for (i, r) in records.enumerated() {
+                postings.add(r, id: Int64(i + 1))
                 if postings.isFull { try postings.write(log, into: index.db) }
             }
             try postings.write(log, into: index.db)
-            let rows = try index.db.prepare("SELECT tok, name FROM toks WHERE log = ?1")
+            let rows = try index.db.prepare("SELECT t.tok, k.rec FROM toks k JOIN tokens t ON t.id = k.tok WHERE t.log = ?1")
             try rows.bind([log])
             var got: [String] = []
-            while try rows.step() { got.append("\(rows.text(0)) \(rows.text(1))") }
+            while try rows.step() { got.append("\(rows.text(0)) \(rows.int(1))") }
             #expect(got.sorted() == want, "log \(log)")
         }
         let odd = ["plain", "quote\"d", "back\\slash", "tab\tand\u{1}", "é✓"]
