@@ -69,6 +69,8 @@ class Cmd:
     argv: list[str]
     stdin: Optional[Path] = None
     prepare: Optional[list[str]] = None
+    # Output nobody reads (a bulk load's report, which `.import` does not print): timed with stdout /dev/null.
+    discard_output: bool = False
 
     def display(self) -> str:
         s = shlex.join(self.argv)
@@ -192,7 +194,7 @@ OPERATIONS: list[Op] = [
         target=3.0,
         bulk=True,
         ck=lambda c: Cmd(ck_cmd(c, "record", "save", "--batch", "-", "-q", store=c.fresh_store),
-                         stdin=c.jsonl, prepare=["rm", "-rf", str(c.fresh_store)]),
+                         stdin=c.jsonl, prepare=["rm", "-rf", str(c.fresh_store)], discard_output=True),
         # Issue 16 names `sqlite3 .import`: the same rows as CSV into the same indexed notes table.
         sqlite=lambda c: Cmd([c.sqlite3, str(c.fresh_db)], stdin=c.import_sql,
                              prepare=["rm", "-f", str(c.fresh_db), f"{c.fresh_db}-journal",
@@ -321,9 +323,12 @@ def summarize(times_s: list[float]) -> dict:
     }
 
 
-def open_stdout():
+def open_stdout(cmd: Optional[Cmd] = None):
     """A scratch file for a timed command's output, emptied for each run. Not /dev/null: ck renders nothing for
-    /dev/null (it would reach nobody), where sqlite3 formats every row, so a ratio would leave out ck's output."""
+    /dev/null (it would reach nobody), where sqlite3 formats every row, so a ratio would leave out ck's output.
+    A command whose output is not part of the comparison (`discard_output`) gets /dev/null."""
+    if cmd is not None and cmd.discard_output:
+        return open(os.devnull, "wb")
     WORK.mkdir(parents=True, exist_ok=True)
     return open(WORK / "stdout.out", "wb")
 
@@ -341,7 +346,7 @@ class OwnLoop:
                 run_prepare(cmd)
                 err.seek(0)
                 err.truncate()
-                with open_stdin(cmd) as stdin, open_stdout() as out:
+                with open_stdin(cmd) as stdin, open_stdout(cmd) as out:
                     t0 = time.perf_counter()
                     p = subprocess.run(cmd.argv, stdin=stdin, stdout=out, stderr=err)
                     t1 = time.perf_counter()
@@ -376,8 +381,8 @@ class Hyperfine:
         sink = shlex.quote(str(WORK / "stdout.out"))
         # Output goes to a file, not hyperfine's /dev/null (see open_stdout): hyperfine 1.16 and later take it as
         # --output; an older one gets a shell redirect.
-        own_output = self.takes_output()
-        if own_output:
+        own_output = self.takes_output() or cmd.discard_output
+        if self.takes_output() and not cmd.discard_output:
             args += ["--output", str(WORK / "stdout.out")]
         if cmd.stdin is None and own_output:
             # No shell: nothing to subtract, sub-millisecond commands stay exact.
@@ -593,13 +598,13 @@ def peak_rss_kb(cmd: Cmd) -> int:
     time_bin = "/usr/bin/time"
     if os.access(time_bin, os.X_OK):
         with tempfile.NamedTemporaryFile(mode="r", suffix=".time") as out, open_stdin(cmd) as stdin, \
-                open_stdout() as sink:
+                open_stdout(cmd) as sink:
             p = subprocess.run([time_bin, "-f", "%M", "-o", out.name, *cmd.argv], stdin=stdin,
                                stdout=sink, stderr=subprocess.PIPE)
             if p.returncode != 0:
                 raise fail(cmd, f"exit {p.returncode} under /usr/bin/time", p.stderr.decode(errors="replace"))
             return int(out.read().strip().splitlines()[-1])
-    with open_stdin(cmd) as stdin, tempfile.TemporaryFile() as err, open_stdout() as sink:
+    with open_stdin(cmd) as stdin, tempfile.TemporaryFile() as err, open_stdout(cmd) as sink:
         proc = subprocess.Popen(cmd.argv, stdin=stdin, stdout=sink, stderr=err)
         _, status, usage = os.wait4(proc.pid, 0)
         proc.returncode = os.waitstatus_to_exitcode(status)

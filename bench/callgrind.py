@@ -25,7 +25,7 @@ import bench  # noqa: E402  (beside this file)
 
 def count(cmd: bench.Cmd, env: dict) -> int:
     bench.run_prepare(cmd)
-    with bench.open_stdin(cmd) as stdin, bench.open_stdout() as out:
+    with bench.open_stdin(cmd) as stdin, bench.open_stdout(cmd) as out:
         p = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", *cmd.argv],
                            stdin=stdin, stdout=out, stderr=subprocess.PIPE, text=True, env=env)
     found = re.search(r"Collected : (\d+)", p.stderr)
