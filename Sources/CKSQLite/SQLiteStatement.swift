@@ -31,7 +31,10 @@ package final class SQLiteStatement {
     /// Binds values to ?1, ?2, … and resets the statement.
     @discardableResult
     package func bind(_ values: [any SQLiteBindable]) throws(SQLiteConnection.Failure) -> SQLiteStatement {
-        reset()
+        sqlite3_reset(stmt)
+        // Every parameter is bound again below; clearing first (a pass over all of them) matters only when fewer
+        // values than parameters are given, which leaves the rest NULL as before.
+        if values.count < Int(sqlite3_bind_parameter_count(stmt)) { sqlite3_clear_bindings(stmt) }
         for (i, v) in values.enumerated() {
             let idx = Int32(i + 1)
             let rc: Int32
