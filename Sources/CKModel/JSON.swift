@@ -167,14 +167,20 @@ extension JSON {
         return "\(d)"
     }
 
-    /// A JSON string literal: copied by runs of bytes that need no escape (most strings are one run), the
-    /// others escaped as JSON requires.
+    /// A JSON string literal: a string with nothing to escape (most are) is copied whole after a scan eight bytes
+    /// at a time; the others by runs of bytes that need no escape, the rest escaped as JSON requires.
     package static func writeString(_ s: String, into out: inout [UInt8]) {
         var s = s
         s.withUTF8 { u in
             out.append(UInt8(ascii: "\""))
+            let first = firstByteToEscape(u)
+            if first == u.count {
+                out.append(contentsOf: u)
+                out.append(UInt8(ascii: "\""))
+                return
+            }
             var start = 0
-            for i in 0..<u.count {
+            for i in first..<u.count {
                 let b = u[i]
                 guard b == UInt8(ascii: "\"") || b == UInt8(ascii: "\\") || b < 0x20 else { continue }
                 if start < i { out.append(contentsOf: UnsafeBufferPointer(rebasing: u[start..<i])) }
@@ -193,6 +199,33 @@ extension JSON {
             if start < u.count { out.append(contentsOf: UnsafeBufferPointer(rebasing: u[start..<u.count])) }
             out.append(UInt8(ascii: "\""))
         }
+    }
+
+    /// The index of the first byte a JSON string literal must escape (a quote, a backslash or a control
+    /// character), or `u.count`. Eight bytes at a time: each test below is nonzero exactly when some byte of the
+    /// word matches (a false hit past the first match only sends the scan to the byte loop, which decides).
+    package static func firstByteToEscape(_ u: UnsafeBufferPointer<UInt8>) -> Int {
+        guard let base = u.baseAddress else { return 0 }
+        let n = u.count
+        var i = 0
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        while i + 8 <= n {
+            let x = UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self)
+            let below20 = (x &- ones &* 0x20) & ~x & highs
+            let q = x ^ (ones &* 0x22)
+            let quote = (q &- ones) & ~q & highs
+            let bs = x ^ (ones &* 0x5C)
+            let backslash = (bs &- ones) & ~bs & highs
+            if below20 | quote | backslash != 0 { break }
+            i += 8
+        }
+        while i < n {
+            let c = base[i]
+            if c == UInt8(ascii: "\"") || c == UInt8(ascii: "\\") || c < 0x20 { return i }
+            i += 1
+        }
+        return n
     }
 }
 
@@ -373,7 +406,7 @@ package struct JSONParser {
             i += 1
         }
         guard i < b.count else { throw fail("unterminated string") }
-        if !ascii { _ = try validUTF8(start + 1, i) }
+        if !ascii { _ = try validUTF8(start + 1, i, ascii: false) }
         i += 1
     }
 
@@ -431,10 +464,17 @@ package struct JSONParser {
     package mutating func string() throws(JSONParseError) -> String {
         i += 1  // opening quote
         let start = i
-        // Fast path: no escapes.
-        while i < b.count, b[i] != UInt8(ascii: "\""), b[i] != UInt8(ascii: "\\"), b[i] >= 0x20 { i += 1 }
+        // Fast path: no escapes. Whether every byte is ASCII is gathered in the same loop (an ASCII run needs no
+        // second pass to validate).
+        var high: UInt8 = 0
+        while i < b.count {
+            let c = b[i]
+            if c == UInt8(ascii: "\"") || c == UInt8(ascii: "\\") || c < 0x20 { break }
+            high |= c
+            i += 1
+        }
         if i < b.count, b[i] == UInt8(ascii: "\"") {
-            let s = try validUTF8(start, i)
+            let s = try validUTF8(start, i, ascii: high < 0x80)
             i += 1
             return s
         }
@@ -481,10 +521,10 @@ package struct JSONParser {
         return s
     }
 
-    package func validUTF8(_ from: Int, _ to: Int) throws(JSONParseError) -> String {
+    /// The string of bytes `from..<to`; `ascii` says the caller saw no byte ≥ 0x80 there, so only the others are
+    /// validated (the refusal names where the bad bytes start).
+    package func validUTF8(_ from: Int, _ to: Int, ascii: Bool) throws(JSONParseError) -> String {
         let slice = UnsafeBufferPointer(rebasing: b[from..<to])
-        var ascii = true
-        for c in slice where c >= 0x80 { ascii = false; break }
         if ascii { return String(decoding: slice, as: UTF8.self) }
         guard let s = String(validating: slice, as: UTF8.self) else { throw fail("invalid UTF-8 in string", at: from) }
         return s

@@ -149,9 +149,8 @@ private struct BatchLineReader {
         out.reserveCapacity(8)
         repeat {
             let k = try key()
-            // A duplicate name is left to the generic parser.
-            guard out[k] == nil else { throw NotFastBatchShape() }
-            out[k] = try field(depth: depth + 1)
+            // A duplicate name is left to the generic parser (one hash of the name: the insert tells).
+            guard out.updateValue(try field(depth: depth + 1), forKey: k) == nil else { throw NotFastBatchShape() }
         } while try accept(UInt8(ascii: ","))
         try expect(UInt8(ascii: "}"))
         return out
@@ -187,6 +186,17 @@ private struct BatchLineReader {
         // As RecordOperation(json:) reads it: no value, or null, unsets the field.
         guard let value, !value.isNull else { return .unset }
         guard let typeName else { return .json(.object(["value": value])) }
+        // The usual scalars of their canonical kind, typed as `FieldValue.from` types them (a TIMESTAMP within
+        // years 0001 to 9999), without its call; anything else takes the general route below.
+        if let type = plain, !type.isList {
+            switch (type.base, value) {
+            case (.string, .string(let s)): return .value(.string(s))
+            case (.int64, .int(let i)): return .value(.int64(i))
+            case (.double, .double(let d)): return .value(.double(d))
+            case (.timestamp, .int(let i)) where ISO8601.validRange.contains(i): return .value(.timestamp(i))
+            default: break
+            }
+        }
         if let type = plain, BatchLineReader.canonical(value, type),
            let v = try? FieldValue.from(valueJSON: value, type: type, path: "") {
             return .value(v)
