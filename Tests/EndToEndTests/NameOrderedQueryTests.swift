@@ -67,7 +67,7 @@ import Testing
 
     /// The instructions of a page of list CONTAINS (callgrind: a count, not a time) at 1,000 and at 10,000 records,
     /// where about a quarter match: at most 1.2 times apart (format 9 walked every record in name order to the
-    /// page's end, or read and sorted every match: 1.7 times).
+    /// page's end, or read and sorted every match: 1.5 times).
     @Test(RequiredTool.needed("valgrind"),
           .enabled(if: RequiredTool.inCI || ChangesFromLogBytesTests.releaseBinary != nil, "needs the static release build (.ci/run makes it)"))
     func aListContainsPageCostsTheSameAtTenTimesTheRecords() throws {
