@@ -157,6 +157,8 @@ extension RecordIndex {
         package var tokens = false
         /// The number an equality on a numeric field asks for (a sorted pair can answer it in order).
         package var number: Double? = nil
+        /// Its rows are one key of their index, so they come in record id order (an equality, or one token).
+        package var inRecordOrder = false
 
         /// The test as conditions on its table's rows in the log ?1, for the alias `t`.
         package func conditions(_ a: inout SQLArguments, _ t: String) -> String {
@@ -195,6 +197,9 @@ extension RecordIndex {
         case named
         /// The records one filter matches, read through that filter's index and then sorted.
         case driver(ValueTest)
+        /// The records one filter matches, read in record id order, which is name order (`namesInIdOrder`): no sort,
+        /// and reading stops after the page.
+        case driverInIdOrder(ValueTest)
     }
 
     /// Plans a query, or nil when its order can't be produced by SQL. Filters SQL can't express exactly
@@ -241,14 +246,28 @@ extension RecordIndex {
         } else if !others.isEmpty {
             // In name order the walk reads the records in order and tests each: it wins sooner than under a sort
             // field's order, where the walk also reads each record's sort value.
-            let limit = (field == nil || field == "___recordID") && driverLimit > 0 ? max(1, driverLimit / 4) : driverLimit
+            let byName = field == nil || field == "___recordID"
+            let limit = byName && driverLimit > 0 ? max(1, driverLimit / 4) : driverLimit
+            // In name order, a filter whose rows come by record id gives the page from its own rows, in order, however
+            // many records match, while ids run in name order (`namesInIdOrder`): no walk, no sort.
+            var idOrdered = false
+            if byName, driverLimit > 0, others.contains(where: \.inRecordOrder) {
+                idOrdered = try wrap { () throws(SQLiteConnection.Failure) -> Bool in if let known = idOrder[log] { return known }; return try namesInIdOrder(log) }
+            }
             var best = onSort.isEmpty ? limit : try estimate(log: log, onSort, limit: limit)
             var chosen: Int? = nil
+            var inOrder: Int? = nil
+            var fewest = Int.max
             for (i, t) in others.enumerated() where best > 0 {
+                // The only filter, read in order, needs no count.
+                if idOrdered && others.count == 1 && t.inRecordOrder { inOrder = i; break }
                 let n = try estimate(log: log, [t], limit: limit)
                 if n < best { best = n; chosen = i }
+                if idOrdered && t.inRecordOrder && n < fewest { fewest = n; inOrder = i }
             }
-            if let chosen { source = .driver(others.remove(at: chosen)) }
+            // Another filter matching fewer records is read through its index and sorted instead.
+            if let inOrder, !(chosen != nil && best < fewest) { source = .driverInIdOrder(others.remove(at: inOrder)) }
+            else if let chosen { source = .driver(others.remove(at: chosen)) }
         }
 
         /// Each test as a condition on the record `r`: one lookup in its table.
@@ -271,7 +290,7 @@ extension RecordIndex {
             // After the records, the sort value is one lookup by record (the primary key of `vals`).
             case .ordered: from = joinSort ? "vals s CROSS JOIN records r" : "records r"
             case .named: from = joinSort ? "records r CROSS JOIN vals s" : "records r"
-            case .driver(let t):
+            case .driver(let t), .driverInIdOrder(let t):
                 // No DISTINCT: a record matched twice (a list holding the value twice) gives identical rows, next
                 // to each other in the statement's order, and `rows` skips the second.
                 from = "\(t.table) d CROSS JOIN records r" + (joinSort ? " CROSS JOIN vals s" : "")
@@ -292,6 +311,18 @@ extension RecordIndex {
 
         switch field {
         case nil, "___recordID"?:
+            if case .driverInIdOrder = source {
+                let phase = statement(joinSort: false, { a in
+                    guard let after else { return [] }
+                    let name = a.add(.text(after.name))
+                    // Ids run with names: the cursor's place is the id of the last name at or before it (after it, descending).
+                    let bound = ascending
+                        ? "d.rec > coalesce((SELECT id FROM records WHERE log = ?1 AND name <= \(name) ORDER BY name DESC LIMIT 1), -1)"
+                        : "d.rec < coalesce((SELECT id FROM records WHERE log = ?1 AND name >= \(name) ORDER BY name LIMIT 1), 9223372036854775807)"
+                    return ["r.name \(cmp) \(name)", bound]
+                }, order: "d.rec\(dir)")
+                return SQLQuery(phases: [phase])
+            }
             let phase = statement(joinSort: false, { a in after.map { ["r.name \(cmp) \(a.add(.text($0.name)))"] } ?? [] },
                                   order: "r.name\(dir)")
             return SQLQuery(phases: [phase])
@@ -389,7 +420,8 @@ extension RecordIndex {
                 }, tokens: true)]
             }
             return tokens.map { token in
-                ValueTest(field: tokenField, sql: { a, t in "\(t).tok = (SELECT id FROM tokens WHERE log = ?1 AND tok = \(a.add(.text(token))))" }, tokens: true)
+                ValueTest(field: tokenField, sql: { a, t in "\(t).tok = (SELECT id FROM tokens WHERE log = ?1 AND tok = \(a.add(.text(token))))" },
+                          tokens: true, inRecordOrder: true)
             }
         }
         return valueTest(f).map { [$0] } ?? []
@@ -420,7 +452,7 @@ extension RecordIndex {
             guard let e = equality(f.value) else { return nil }
             var number: Double? = nil
             if case .double(let d) = sqlValue(f.value) { number = d }
-            return ValueTest(field: f.field, sql: e, number: number)
+            return ValueTest(field: f.field, sql: e, number: number, inRecordOrder: true)
         case .LESS_THAN, .LESS_THAN_OR_EQUALS, .GREATER_THAN, .GREATER_THAN_OR_EQUALS:
             let op = [.LESS_THAN: "<", .LESS_THAN_OR_EQUALS: "<=", .GREATER_THAN: ">", .GREATER_THAN_OR_EQUALS: ">="][f.comparator] ?? "="
             let value = sqlValue(f.value)

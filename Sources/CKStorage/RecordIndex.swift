@@ -7,7 +7,7 @@ import CKSQLite
 /// its change tag and sequence number, and the values of its fields — so fetch, save and query cost
 /// stays flat as logs grow. The logs stay the truth: a missing, stale or damaged index is rebuilt.
 package final class RecordIndex {
-    package static let formatVersion = "9"
+    package static let formatVersion = "10"
     /// Characters of a string value the string indexes keep (`vals_txt`, `vals_fold`): most values differ
     /// within them, and a long text is not stored three times.
     package static let keyLength = 16
@@ -26,12 +26,15 @@ package final class RecordIndex {
     /// Each log's indexed length and content sum as this process last read or wrote them: a save extends the sum
     /// without reading the row again.
     var sums: [Int64: (valid: Int, sum: Int64)] = [:]
+    /// Each log's `namesInIdOrder` as last read with `valuesReady` or written: a query reads it without a statement.
+    var idOrder: [Int64: Bool] = [:]
 
     /// Drops what this connection remembers of the logs between calls (log ids, content sums), so a connection kept
     /// open answers as a fresh one: the index file may have been written by another process meanwhile.
     func forgetProcessState() {
         ids = [:]
         sums = [:]
+        idOrder = [:]
     }
 
     /// Opens (creating or rebuilding when damaged or of another format) the index of an environment.
@@ -75,7 +78,8 @@ package final class RecordIndex {
             CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT);
             CREATE TABLE log_ids(path TEXT PRIMARY KEY, id INTEGER NOT NULL UNIQUE);
             CREATE TABLE logs(log INTEGER PRIMARY KEY, size INTEGER, inode INTEGER, mtime INTEGER, ctime INTEGER, valid INTEGER,
-                              lines INTEGER, last_seq INTEGER, tail TEXT, vals_ready INTEGER DEFAULT 0, sum INTEGER);
+                              lines INTEGER, last_seq INTEGER, tail TEXT, vals_ready INTEGER DEFAULT 0, sum INTEGER,
+                              ordered INTEGER DEFAULT 1);
             CREATE TABLE records(id INTEGER PRIMARY KEY, log INTEGER, name TEXT, type TEXT, off INTEGER, len INTEGER, seq INTEGER,
                                  created INTEGER, modified INTEGER);
             CREATE UNIQUE INDEX records_name ON records(log, name);
@@ -251,6 +255,7 @@ package final class RecordIndex {
     }
 
     private func forget(_ log: Int64) throws(SQLiteConnection.Failure) {
+        idOrder[log] = nil
         try dropValues(log)
         for table in ["records", "refs", "deletes", "logs"] {
             try db.prepare("DELETE FROM \(table) WHERE log = ?1").run([log])
@@ -325,9 +330,31 @@ package final class RecordIndex {
         // A log without reference rows has none to clear: a bulk load of records without references (or of new
         // records into a zone without any) deletes nothing per record.
         var refsHeld = try hasRefs(log)
+        // Whether the log's record ids still run in name order (`namesInIdOrder`): a new record keeps it when its
+        // name comes after every other (a bulk load's usual order). Checked against the highest name, read once.
+        var ordered = idOrder[log] ?? false
+        if idOrder[log] == nil { ordered = try namesInIdOrder(log) }
+        var highest: [UInt8]? = nil
+        if ordered { highest = try highestName(log) }
         for (i, e) in entries.enumerated() {
             switch e {
             case .save(let seq, let r):
+                if ordered {
+                    let name = Array(r.recordName.utf8)
+                    if let h = highest, !h.lexicographicallyPrecedes(name) {
+                        // Not past the highest: an existing record keeps its id; a new one breaks the order.
+                        try find.bind([log, r.recordName])
+                        let exists = try find.step()
+                        find.reset()
+                        if !exists {
+                            ordered = false
+                            idOrder[log] = false
+                            try db.prepare("INSERT INTO logs(log, ordered) VALUES(?1, 0) ON CONFLICT(log) DO UPDATE SET ordered = 0").run([log])
+                        }
+                    } else {
+                        highest = name
+                    }
+                }
                 let row: [any SQLiteBindable] = [log, r.recordName, r.recordType, spans[i].offset, spans[i].length, seq,
                                                  r.created.timestamp, r.modified.timestamp]
                 if ready {
@@ -402,10 +429,30 @@ package final class RecordIndex {
         return try s.step()
     }
 
-    package func valuesReady(_ log: Int64) throws(SQLiteConnection.Failure) -> Bool {
-        let s = try db.prepare("SELECT vals_ready FROM logs WHERE log = ?1")
+    /// Whether a log's record ids run in the order of their names (SQLite's, by bytes): a filter's index rows,
+    /// kept by record id, then come in name order, and a query sorted by name reads one page of them, not all.
+    /// A log without a row has no records yet (they are written with it), so they are in order.
+    package func namesInIdOrder(_ log: Int64) throws(SQLiteConnection.Failure) -> Bool {
+        let s = try db.prepare("SELECT ordered FROM logs WHERE log = ?1")
         try s.bind([log])
-        return try s.step() && s.int(0) == 1
+        let ordered = try !s.step() || s.int(0) == 1
+        idOrder[log] = ordered
+        return ordered
+    }
+
+    /// The highest record name of a log, as bytes (nil when it has no record).
+    private func highestName(_ log: Int64) throws(SQLiteConnection.Failure) -> [UInt8]? {
+        let s = try db.prepare("SELECT name FROM records WHERE log = ?1 ORDER BY name DESC LIMIT 1")
+        try s.bind([log])
+        return try s.step() ? Array(s.text(0).utf8) : nil
+    }
+
+    package func valuesReady(_ log: Int64) throws(SQLiteConnection.Failure) -> Bool {
+        let s = try db.prepare("SELECT vals_ready, ordered FROM logs WHERE log = ?1")
+        try s.bind([log])
+        guard try s.step() else { idOrder[log] = true; return false }
+        idOrder[log] = s.int(1) == 1
+        return s.int(0) == 1
     }
 
     /// Where a live record's line is, or nil.
@@ -519,6 +566,7 @@ package final class RecordIndex {
         try wrap { () throws(SQLiteConnection.Failure) in
             try db.exec("DELETE FROM pairvals; DELETE FROM pairs; DELETE FROM vals; DELETE FROM toks; DELETE FROM records; DELETE FROM refs; DELETE FROM deletes; DELETE FROM logs;")
             sums = [:]
+            idOrder = [:]
         }
     }
 }

@@ -1,0 +1,89 @@
+import Foundation
+import Testing
+
+/// A filter sorted by record name (the default order: bench's "list CONTAINS" and "self CONTAINS") reads its page
+/// from the filter's index rows in record id order, which is name order while records came in name order
+/// (docs/performance.md, "A smaller index, and equality sorted by another field"), so a page costs the same however
+/// many records match.
+@Suite struct NameOrderedQueryTests {
+    /// Every page of `args` (three records a page, following the cursor) as names.
+    static func pages(_ s: Sandbox, _ args: [String], env: [String: String] = [:]) throws -> String {
+        var out: [String] = []
+        var cursor: [String] = []
+        for _ in 0..<40 {
+            let r = try s.run(["-z", "Notes", "query", "Note"] + args + ["--limit", "3", "-o", "name"] + cursor, env: env)
+            #expect(r.status == 0, "\(r.stderr)")
+            out.append(r.stdout)
+            guard let c = r.stderr.firstMatch(of: /--cursor (\S+)/) else { break }
+            cursor = ["--cursor", String(c.1)]
+        }
+        return out.joined(separator: "--\n")
+    }
+
+    /// Through the index, every page of list CONTAINS, token search and an equality is what reading the log gives:
+    /// while names came in order, after a record saved again, one deleted, and a new one whose name falls between
+    /// others (ids no longer run in name order).
+    @Test func pagesAreThoseOfTheLog() throws {
+        let s = try EqualitySortedQueryTests.seeded(60)
+        let shapes = [["tags CONTAINS 'travel'"], ["self CONTAINS 'maple'"], ["priority == 42"],
+                      ["tags CONTAINS 'work' AND self CONTAINS 'amber'"], ["tags CONTAINS 'home' AND priority < 50"]]
+        func check(_ when: String) throws {
+            for shape in shapes {
+                let indexed = try Self.pages(s, shape)
+                #expect(indexed == (try Self.pages(s, shape, env: ["CK_INDEX": "off"])), "\(shape) \(when)")
+            }
+            let travel = try Self.pages(s, ["tags CONTAINS 'travel'"])
+            #expect(travel.split(separator: "\n").contains { $0.hasPrefix("note-") }, "list CONTAINS matches records \(when)")
+        }
+        try check("in order")
+        #expect(try s.ck("-z", "Notes", "record", "save", "Note", "--name", "note-000002", "--policy", "changed-keys",
+                         "tags:string[]=travel").status == 0)
+        #expect(try s.ck("-z", "Notes", "record", "delete", "note-000003").status == 0)
+        try check("after a save and a delete")
+        // Saved last, its id is the highest, but its name comes second.
+        #expect(try s.ck("-z", "Notes", "record", "save", "Note", "--name", "note-000001a", "tags:string[]=travel",
+                         "title=maple").status == 0)
+        try check("after a name out of order")
+        let first = try s.ck("-z", "Notes", "query", "Note", "tags CONTAINS 'travel'", "--limit", "60", "-o", "name")
+        let names = first.stdout.split(separator: "\n").map(String.init)
+        #expect(names.contains("note-000001a") && names.contains("note-000002"), "\(first.stdout)")
+        #expect(names == names.sorted(), "in name order: \(names)")
+    }
+
+    /// Records saved in one batch into a new zone, names in reverse order: their ids run against their names, and
+    /// a query still gives them by name.
+    @Test func aFirstBatchOutOfOrderIsReadByName() throws {
+        let s = try Sandbox()
+        let lines = ["c", "a", "d", "b"].map { #"{"recordName":"\#($0)","recordType":"Note","fields":{"tags":{"value":["travel"],"type":"STRING_LIST"},"title":{"value":"maple \#($0)","type":"STRING"}}}"# }
+        try s.write(lines.joined(separator: "\n") + "\n", to: "notes.jsonl")
+        #expect(try s.ck("zone", "create", "Notes").status == 0)
+        let saved = try s.ck("-z", "Notes", "record", "save", "--batch", "notes.jsonl", "-q")
+        #expect(saved.status == 0, "\(saved.stderr)")
+        for filter in ["tags CONTAINS 'travel'", "self CONTAINS 'maple'"] {
+            #expect(try s.ck("-z", "Notes", "query", "Note", filter, "-o", "name").stdout == "a\nb\nc\nd\n", "\(filter)")
+            #expect(try Self.pages(s, [filter]) == "a\nb\nc\n--\nd\n", "\(filter)")
+        }
+    }
+
+    /// The instructions of a page of list CONTAINS (callgrind: a count, not a time) at 1,000 and at 10,000 records,
+    /// where about a quarter match: at most 1.2 times apart (format 9 walked every record in name order to the
+    /// page's end, or read and sorted every match: 1.5 times).
+    @Test(RequiredTool.needed("valgrind"),
+          .enabled(if: RequiredTool.inCI || ChangesFromLogBytesTests.releaseBinary != nil, "needs the static release build (.ci/run makes it)"))
+    func aListContainsPageCostsTheSameAtTenTimesTheRecords() throws {
+        let valgrind = try RequiredTool.require("valgrind")
+        let ck = try #require(ChangesFromLogBytesTests.releaseBinary, "build it: swift build -c release -Xswiftc -static-executable --product ck")
+        let query = ["-z", "Notes", "query", "Note", "tags CONTAINS 'travel'", "--limit", "100", "-o", "name"]
+        func instructions(_ s: Sandbox) throws -> Double {
+            // The first query builds the field values; the count is of the next.
+            let warm = try s.run(query, program: ck)
+            #expect(warm.stdout.split(separator: "\n").count == 100, "a full page: \(warm.stderr)")
+            let r = try s.run(["--tool=callgrind", "--callgrind-out-file=/dev/null", ck] + query, program: valgrind)
+            let found = r.stderr.firstMatch(of: /Collected : (\d+)/).flatMap { Double($0.1) }
+            return try #require(found, "callgrind printed no count: \(r.stderr)")
+        }
+        let small = try instructions(try EqualitySortedQueryTests.seeded(1_000, program: ck))
+        let large = try instructions(try EqualitySortedQueryTests.seeded(10_000, program: ck))
+        #expect(large <= small * 1.2, "instructions of a page: \(Int(small)) at 1,000 records, \(Int(large)) at 10,000 (\(large / small)x)")
+    }
+}
