@@ -30,11 +30,9 @@ import Testing
         try s.write(Self.lines(400), to: "large.jsonl")
         func instructions(_ file: String, zone: String) throws -> Double {
             #expect(try s.run(["zone", "create", zone], program: ck).status == 0)
-            let r = try s.run(["--tool=callgrind", "--callgrind-out-file=/dev/null", ck, "-q", "-z", zone, "record", "save", "--batch", file],
-                              program: valgrind)
+            let (r, instructions) = try s.callgrind(["-q", "-z", zone, "record", "save", "--batch", file], ck: ck, valgrind: valgrind)
             #expect(r.status == 0, "\(r.stderr)")
-            let found = r.stderr.firstMatch(of: /Collected : (\d+)/).flatMap { Double($0.1) }
-            return try #require(found, "callgrind printed no count: \(r.stderr)")
+            return instructions
         }
         let perRecord = (try instructions("large.jsonl", zone: "L") - (try instructions("small.jsonl", zone: "S"))) / 300
         #expect(perRecord < 155_000, "instructions a record: \(Int(perRecord))")

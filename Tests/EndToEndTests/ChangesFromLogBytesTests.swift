@@ -192,9 +192,7 @@ import Testing
         let keys = ["--keys", "title,body,date,priority,tags"]
         #expect(try s.run(["-z", "Z", "changes", "zone"], program: ck).stdout == (try s.run(["-z", "Z", "changes", "zone"] + keys, program: ck)).stdout)
         func instructions(_ args: [String]) throws -> Double {
-            let r = try s.run(["--tool=callgrind", "--callgrind-out-file=/dev/null", ck, "-z", "Z", "changes", "zone"] + args, program: valgrind)
-            let found = r.stderr.firstMatch(of: /Collected : (\d+)/).flatMap { Double($0.1) }
-            return try #require(found, "callgrind printed no count: \(r.stderr)")
+            try s.callgrind(["-z", "Z", "changes", "zone"] + args, ck: ck, valgrind: valgrind).instructions
         }
         // Decoded, a change of this size costs about 53 k instructions plain and 135 k as jsonl (both paths decode
         // the same: the ratio is about 1 without the bytes path). From its bytes, measured on the static build: plain

@@ -78,9 +78,7 @@ import Testing
             // The first query builds the field values; the count is of the next.
             let warm = try s.run(query, program: ck)
             #expect(warm.stdout.split(separator: "\n").count == 100, "a full page: \(warm.stderr)")
-            let r = try s.run(["--tool=callgrind", "--callgrind-out-file=/dev/null", ck] + query, program: valgrind)
-            let found = r.stderr.firstMatch(of: /Collected : (\d+)/).flatMap { Double($0.1) }
-            return try #require(found, "callgrind printed no count: \(r.stderr)")
+            return try s.callgrind(query, ck: ck, valgrind: valgrind).instructions
         }
         let small = try instructions(try EqualitySortedQueryTests.seeded(1_000, program: ck))
         let large = try instructions(try EqualitySortedQueryTests.seeded(10_000, program: ck))

@@ -131,10 +131,9 @@ import Testing
         func instructions(_ count: Int, env: [String: String] = [:]) throws -> Double {
             let s = try #require(stores[count])
             devices += 1
-            let r = try s.run(["--tool=callgrind", "--callgrind-out-file=/dev/null", ck, "sync", "d\(devices)"], program: valgrind, env: env)
+            let (r, instructions) = try s.callgrind(["sync", "d\(devices)"], ck: ck, valgrind: valgrind, env: env)
             #expect(r.status == 0 && r.stdout == "pulled\tZ\t\(count)\t0\n", "\(r.stdout)\(r.stderr)")
-            let found = r.stderr.firstMatch(of: /Collected : (\d+)/).flatMap { Double($0.1) }
-            return try #require(found, "callgrind printed no count: \(r.stderr)")
+            return instructions
         }
         let fromBytes = (try instructions(400) - (try instructions(100))) / 300
         let decoded = (try instructions(400, env: ["CK_INDEX": "off"]) - (try instructions(100, env: ["CK_INDEX": "off"]))) / 300
