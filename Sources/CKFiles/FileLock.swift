@@ -57,7 +57,10 @@ package final class FileLock {
         guard let parent = try ParentDirectory.open(path) else {
             throw CKError.internalError("cannot open lock file \(path): \(String(cString: strerror(ENOENT)))")
         }
-        fd = parent.openLast(O_RDWR | O_CREAT | O_NONBLOCK)
+        // The descriptor is the object's only once the lock is held: a throw before that runs no deinit (an
+        // initializer that throws after setting every property does, and its close would be a second one, of a
+        // number another thread of `ck serve` may have been handed meanwhile).
+        let fd = parent.openLast(O_RDWR | O_CREAT | O_NONBLOCK)
         if fd < 0 {
             if errno == ELOOP { throw FileIO.refusedSymlink(path) }
             throw CKError.internalError("cannot open lock file \(path): \(String(cString: strerror(errno)))")
@@ -65,7 +68,11 @@ package final class FileLock {
         let mode = exclusive ? LOCK_EX : LOCK_SH
         // Uncontended, the lock is taken at once; a wait past a second is told (another ck is at work).
         // Once locked, directories another process moved meanwhile are walked afresh.
-        if flock(fd, mode | LOCK_NB) == 0 { DirectoryCache.forgetAll(keepingWayTo: path); return }
+        if flock(fd, mode | LOCK_NB) == 0 {
+            self.fd = fd
+            DirectoryCache.forgetAll(keepingWayTo: path)
+            return
+        }
         // An event loop answering in place never waits: its request goes to a thread that does (LockNoWait).
         if LockNoWait.refuses() {
             close(fd)
@@ -113,6 +120,7 @@ package final class FileLock {
             close(fd)
             throw CKError.internalError("cannot lock \(path): \(String(cString: strerror(failure)))")
         }
+        self.fd = fd
         DirectoryCache.forgetAll(keepingWayTo: path)
     }
 
