@@ -20,16 +20,7 @@ import Testing
     @Test func pagesAreThoseOfTheLog() throws {
         let s = try Self.seeded(400)
         func pages(_ args: [String], env: [String: String] = [:]) throws -> String {
-            var out: [String] = []
-            var cursor: [String] = []
-            for _ in 0..<20 {
-                let r = try s.run(["-z", "Notes", "query", "Note"] + args + ["--limit", "3", "-o", "name"] + cursor, env: env)
-                #expect(r.status == 0, "\(r.stderr)")
-                out.append(r.stdout)
-                guard let c = r.stderr.firstMatch(of: /--cursor (\S+)/) else { break }
-                cursor = ["--cursor", String(c.1)]
-            }
-            return out.joined(separator: "--\n")
+            try NameOrderedQueryTests.pages(s, args, env: env)
         }
         let shapes = [["priority == 42", "--sort", "-date"], ["priority == 7", "--sort", "date"],
                       ["priority == 42 AND tags CONTAINS 'work'", "--sort", "-date"], ["priority == 3", "--sort", "priority"]]
