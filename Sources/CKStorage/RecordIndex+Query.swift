@@ -19,13 +19,6 @@ extension RecordIndex {
         // A zone nobody wrote to has no log, and nothing to index.
         guard FileIO.exists(logPath) else { return }
         if try wrap({ () throws(SQLiteConnection.Failure) -> Bool in try valuesReady(log) }) { return }
-        var locations: [(Int64, Int, Int)] = []
-        try wrap { () throws(SQLiteConnection.Failure) in
-            // In id order, so each token's records come in the order `toks` keeps them.
-            let s = try db.prepare("SELECT id, off, len FROM records WHERE log = ?1 ORDER BY id")
-            try s.bind([log])
-            while try s.step() { locations.append((s.int(0), Int(s.int(1)), Int(s.int(2)))) }
-        }
         try FileIO.refuseLinks(logPath)
         let fd = Glibc.open(logPath, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
         guard fd >= 0 else { throw CKError.internalError("cannot read \(logPath): \(FileIO.errnoText())") }
@@ -33,6 +26,15 @@ extension RecordIndex {
         var failure: CKError? = nil
         try wrap { () throws(SQLiteConnection.Failure) in
             try db.transaction { () throws(SQLiteConnection.Failure) in
+                // Another process may have built them meanwhile; the ids read below must be those the rows get.
+                if try valuesReady(log) { return }
+                // Ids in name order let a query sorted by name read a page of a filter's rows in order.
+                if try !namesInIdOrder(log) { try renumber(log) }
+                var locations: [(Int64, Int, Int)] = []
+                // In id order, so each token's records come in the order `toks` keeps them.
+                let s = try db.prepare("SELECT id, off, len FROM records WHERE log = ?1 ORDER BY id")
+                try s.bind([log])
+                while try s.step() { locations.append((s.int(0), Int(s.int(1)), Int(s.int(2)))) }
                 // Removed while the value indexes still find the log's rows by field.
                 try dropValues(log)
                 try db.exec("DROP INDEX IF EXISTS vals_num; DROP INDEX IF EXISTS vals_txt; DROP INDEX IF EXISTS vals_fold;")

@@ -311,8 +311,9 @@ package final class RecordIndex {
             try db.prepare("INSERT INTO logs(log, vals_ready) VALUES(?1, ?2) ON CONFLICT(log) DO UPDATE SET vals_ready = ?2").run([log, v ? 1 : 0])
         }
         let ready = try valuesReady(log)
+        // ?9: the id of a new record placed between two others (`slot`); NULL lets SQLite take the highest plus one.
         let upsertSQL = """
-            INSERT INTO records(log, name, type, off, len, seq, created, modified) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
+            INSERT INTO records(log, name, type, off, len, seq, created, modified, id) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
             ON CONFLICT(log, name) DO UPDATE SET type = ?3, off = ?4, len = ?5, seq = ?6, created = ?7, modified = ?8
             """
         // The record's id is needed only for its values: a bulk load (values not built yet) doesn't ask for it.
@@ -331,7 +332,8 @@ package final class RecordIndex {
         // records into a zone without any) deletes nothing per record.
         var refsHeld = try hasRefs(log)
         // Whether the log's record ids still run in name order (`namesInIdOrder`): a new record keeps it when its
-        // name comes after every other (a bulk load's usual order). Checked against the highest name, read once.
+        // name comes after every other (a bulk load's usual order), or when a free id lies between those of the
+        // names around it (`slot`). Checked against the highest name, read once.
         var ordered = idOrder[log] ?? false
         if idOrder[log] == nil { ordered = try namesInIdOrder(log) }
         var highest: [UInt8]? = nil
@@ -339,24 +341,30 @@ package final class RecordIndex {
         for (i, e) in entries.enumerated() {
             switch e {
             case .save(let seq, let r):
+                var id: Int64? = nil
                 if ordered {
                     let name = Array(r.recordName.utf8)
                     if let h = highest, !h.lexicographicallyPrecedes(name) {
-                        // Not past the highest: an existing record keeps its id; a new one breaks the order.
+                        // Not past the highest: an existing record keeps its id; a new one takes an id between its
+                        // neighbours' when one is free, or else breaks the order. Without values yet (a bulk load)
+                        // it breaks it at once: `ensureValues` numbers the records again, in name order, for less.
                         try find.bind([log, r.recordName])
                         let exists = try find.step()
                         find.reset()
                         if !exists {
-                            ordered = false
-                            idOrder[log] = false
-                            try db.prepare("INSERT INTO logs(log, ordered) VALUES(?1, 0) ON CONFLICT(log) DO UPDATE SET ordered = 0").run([log])
+                            id = ready ? try slot(log, name: r.recordName) : nil
+                            if id == nil {
+                                ordered = false
+                                idOrder[log] = false
+                                try db.prepare("INSERT INTO logs(log, ordered) VALUES(?1, 0) ON CONFLICT(log) DO UPDATE SET ordered = 0").run([log])
+                            }
                         }
                     } else {
                         highest = name
                     }
                 }
                 let row: [any SQLiteBindable] = [log, r.recordName, r.recordType, spans[i].offset, spans[i].length, seq,
-                                                 r.created.timestamp, r.modified.timestamp]
+                                                 r.created.timestamp, r.modified.timestamp, id]
                 if ready {
                     try upsert.bind(row)
                     let rec = try upsert.step() ? upsert.int(0) : 0
@@ -438,6 +446,50 @@ package final class RecordIndex {
         let ordered = try !s.step() || s.int(0) == 1
         idOrder[log] = ordered
         return ordered
+    }
+
+    /// Room between record ids left by `renumber` (a new name can then take an id between its neighbours').
+    static let idGap: Int64 = 16
+
+    /// A free record id between those of the names before and after `name` in its log, so ids keep running in name
+    /// order; nil when there is none. A name before all others takes one below every id of the index.
+    private func slot(_ log: Int64, name: String) throws(SQLiteConnection.Failure) -> Int64? {
+        func id(_ sql: String) throws(SQLiteConnection.Failure) -> Int64? {
+            let s = try db.prepare(sql)
+            try s.bind([log, name])
+            return try s.step() && !s.isNull(0) ? s.int(0) : nil
+        }
+        guard let after = try id("SELECT id FROM records WHERE log = ?1 AND name > ?2 ORDER BY name LIMIT 1") else { return nil }
+        guard let before = try id("SELECT id FROM records WHERE log = ?1 AND name < ?2 ORDER BY name DESC LIMIT 1") else {
+            let lowest = try db.prepare("SELECT min(id) FROM records")
+            guard try lowest.step(), !lowest.isNull(0), lowest.int(0) > Int64.min + 1, lowest.int(0) <= after else { return nil }
+            return lowest.int(0) - 1
+        }
+        guard before < after, after - before >= 2 else { return nil }
+        // Other logs' records share the id space: the middle, or the ids next to the neighbours, may be taken.
+        let taken = try db.prepare("SELECT 1 FROM records WHERE id = ?1")
+        for candidate in [before + (after - before) / 2, before + 1, after - 1] where candidate > before && candidate < after {
+            try taken.bind([candidate])
+            let used = try taken.step()
+            taken.reset()
+            if !used { return candidate }
+        }
+        return nil
+    }
+
+    /// Numbers a log's records again in name order, `idGap` apart and above every id of the index, and marks its ids
+    /// as running in name order. Only for a log without values or tokens yet (their rows hold record ids).
+    func renumber(_ log: Int64) throws(SQLiteConnection.Failure) {
+        let top = try db.prepare("SELECT coalesce(max(id), 0) FROM records")
+        let base = try top.step() ? top.int(0) : 0
+        // Every new id is above every old one, so no row meets another's id on the way.
+        try db.prepare("""
+            UPDATE records SET id = m.new FROM
+                (SELECT id AS old, ?2 + ?3 * row_number() OVER (ORDER BY name) AS new FROM records WHERE log = ?1) AS m
+            WHERE records.id = m.old
+            """).run([log, base, RecordIndex.idGap])
+        try db.prepare("INSERT INTO logs(log, ordered) VALUES(?1, 1) ON CONFLICT(log) DO UPDATE SET ordered = 1").run([log])
+        idOrder[log] = true
     }
 
     /// The highest record name of a log, as bytes (nil when it has no record).

@@ -65,6 +65,65 @@ import Testing
         }
     }
 
+    /// Names saved out of order keep ids in name order where they can: a name before every other (bench's
+    /// `bench-new`), a batch in reverse order (numbered again when the values are first built), then a name between
+    /// two of those; every page is still what reading the log gives.
+    @Test func namesOutOfOrderArePagedByName() throws {
+        let s = try Sandbox()
+        let lines = (1...30).reversed().map { i in
+            #"{"recordName":"r\#(String(format: "%03d", i * 10))","recordType":"Note","fields":{"tags":{"value":["\#(i % 3 == 0 ? "travel" : "home")"],"type":"STRING_LIST"},"title":{"value":"maple \#(i)","type":"STRING"}}}"#
+        }
+        try s.write(lines.joined(separator: "\n") + "\n", to: "notes.jsonl")
+        #expect(try s.ck("zone", "create", "Notes").status == 0)
+        #expect(try s.ck("-z", "Notes", "record", "save", "--batch", "notes.jsonl", "-q").status == 0)
+        let shapes = [["tags CONTAINS 'travel'"], ["self CONTAINS 'maple'"], ["tags CONTAINS 'home' AND self CONTAINS 'maple'"]]
+        func check(_ when: String) throws {
+            for shape in shapes {
+                #expect(try Self.pages(s, shape) == (try Self.pages(s, shape, env: ["CK_INDEX": "off"])), "\(shape) \(when)")
+            }
+        }
+        try check("after a batch in reverse order")
+        #expect(try s.ck("-z", "Notes", "query", "Note", "tags CONTAINS 'travel'", "--limit", "4", "-o", "name").stdout
+                == "r030\nr060\nr090\nr120\n")
+        for name in ["a-first", "r045", "r046", "r044", "zz-last", "0-before-all"] {
+            #expect(try s.ck("-z", "Notes", "record", "save", "Note", "--name", name, "tags:string[]=travel", "title=maple").status == 0)
+        }
+        try check("after names saved between and around the others")
+        #expect(try s.ck("-z", "Notes", "query", "Note", "tags CONTAINS 'travel'", "--limit", "8", "-o", "name").stdout
+                == "0-before-all\na-first\nr030\nr044\nr045\nr046\nr060\nr090\n")
+    }
+
+    /// A page of list CONTAINS costs about the same (callgrind instructions, at most 1.1 times) after a record named
+    /// before all others is saved (bench's `save one` does it) and in a store loaded in reverse name order, as in a
+    /// store whose names all came in order. Format 10 walked the records in name order once one name came out of
+    /// order (about 1.5 times, 10,000 instructions a record walked).
+    @Test(RequiredTool.needed("valgrind"),
+          .enabled(if: RequiredTool.inCI || ChangesFromLogBytesTests.releaseBinary != nil, "needs the static release build (.ci/run makes it)"))
+    func aPageCostsTheSameWhenNamesCameOutOfOrder() throws {
+        let valgrind = try RequiredTool.require("valgrind")
+        let ck = try #require(ChangesFromLogBytesTests.releaseBinary, "build it: swift build -c release -Xswiftc -static-executable --product ck")
+        let query = ["-z", "Notes", "query", "Note", "tags CONTAINS 'travel'", "--limit", "100", "-o", "name"]
+        func instructions(_ s: Sandbox) throws -> Double {
+            let warm = try s.run(query, program: ck)
+            #expect(warm.stdout.split(separator: "\n").count == 100, "a full page: \(warm.stderr)")
+            return try s.callgrind(query, ck: ck, valgrind: valgrind).instructions
+        }
+        let ordered = try EqualitySortedQueryTests.seeded(3_000, program: ck)
+        let inOrder = try instructions(ordered)
+        #expect(try ordered.run(["-z", "Notes", "record", "save", "Note", "--name", "bench-new", "title=x", "priority=5"],
+                                program: ck).status == 0)
+        let afterFirst = try instructions(ordered)
+        #expect(afterFirst <= inOrder * 1.1, "after a name before all: \(Int(afterFirst)) against \(Int(inOrder))")
+
+        let reversed = try Sandbox()
+        let lines = IndexSizeTests.notes(3_000).split(separator: "\n").reversed()
+        try reversed.write(lines.joined(separator: "\n") + "\n", to: "notes.jsonl")
+        #expect(try reversed.run(["zone", "create", "Notes"], program: ck).status == 0)
+        #expect(try reversed.run(["-z", "Notes", "record", "save", "--batch", "notes.jsonl", "-q"], program: ck).status == 0)
+        let loadedReversed = try instructions(reversed)
+        #expect(loadedReversed <= inOrder * 1.1, "loaded in reverse: \(Int(loadedReversed)) against \(Int(inOrder))")
+    }
+
     /// The instructions of a page of list CONTAINS (callgrind: a count, not a time) at 1,000 and at 10,000 records,
     /// where about a quarter match: at most 1.2 times apart (format 9 walked every record in name order to the
     /// page's end, or read and sorted every match: 1.5 times).
