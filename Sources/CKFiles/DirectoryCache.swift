@@ -51,9 +51,11 @@ package enum DirectoryCache {
 
     /// The key of `path`: the walk's, the root then the components without empty ones.
     static func key(_ path: String) -> String {
+        // Most paths are spelled so already.
+        if ParentDirectory.plainSplit(path) != nil { return path }
         // Joined by hand (`joined(by:)`): the generic `joined(separator:)` costs every command its first use.
         // Split as bytes: a String's split walks grapheme clusters, and this runs on every file a command opens.
-        "/" + path.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: true)
+        return "/" + path.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: true)
             .map { String(decoding: $0, as: UTF8.self) }.joined(by: "/")
     }
 }
