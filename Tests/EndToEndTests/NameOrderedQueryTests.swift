@@ -93,6 +93,27 @@ import Testing
                 == "0-before-all\na-first\nr030\nr044\nr045\nr046\nr060\nr090\n")
     }
 
+    /// Four first queries at once on a zone loaded in reverse name order: one builds the values (numbering the
+    /// records again), the others wait for it or find them built; every one answers in name order.
+    @Test func firstQueriesAtOnceAllAnswerByName() throws {
+        let s = try Sandbox()
+        let lines = (1...200).reversed().map { i in
+            #"{"recordName":"n\#(String(format: "%03d", i))","recordType":"Note","fields":{"tags":{"value":["\#(i % 2 == 0 ? "travel" : "home")"],"type":"STRING_LIST"}}}"#
+        }
+        try s.write(lines.joined(separator: "\n") + "\n", to: "notes.jsonl")
+        #expect(try s.ck("zone", "create", "Notes").status == 0)
+        #expect(try s.ck("-z", "Notes", "record", "save", "--batch", "notes.jsonl", "-q").status == 0)
+        let launch = CKLaunch(s)
+        let children = try (0..<4).map { i in
+            try CKChild(launch, CKJob("query \(i)", ["-z", "Notes", "query", "Note", "tags CONTAINS 'travel'", "--limit", "5", "-o", "name"]))
+        }
+        for child in children {
+            let o = child.wait()
+            #expect(o.status == 0 && o.stdout == "n002\nn004\nn006\nn008\nn010\n", "\(o.label): \(o.stdout) \(o.stderr)")
+        }
+        #expect(try s.ck("-z", "Notes", "query", "Note", "tags CONTAINS 'home'", "--limit", "3", "-o", "name").stdout == "n001\nn003\nn005\n")
+    }
+
     /// A page of list CONTAINS costs about the same (callgrind instructions, at most 1.1 times) after a record named
     /// before all others is saved (bench's `save one` does it) and in a store loaded in reverse name order, as in a
     /// store whose names all came in order. Format 10 walked the records in name order once one name came out of
