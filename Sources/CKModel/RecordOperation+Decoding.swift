@@ -206,10 +206,10 @@ private struct BatchLineReader {
     /// The object of field dictionaries at `depth`.
     package mutating func fields(depth: Int) throws(NotFastBatchShape) -> [String: FieldInput] {
         try expect(UInt8(ascii: "{"))
-        var out: [String: FieldInput] = [:]
-        if try accept(UInt8(ascii: "}")) { return out }
-        // Room for a usual record's fields at once, rather than growing (and rehashing) field by field.
-        out.reserveCapacity(8)
+        if try accept(UInt8(ascii: "}")) { return [:] }
+        // Room for a usual record's fields at once, rather than growing (and rehashing) field by field; made with
+        // its capacity (specialised), as `reserveCapacity` on an empty one went through the generic entry point.
+        var out = [String: FieldInput](minimumCapacity: 8)
         repeat {
             let k = try key()
             // A duplicate name is left to the generic parser (one hash of the name: the insert tells).
