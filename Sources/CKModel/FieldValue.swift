@@ -43,20 +43,22 @@ public struct Location: Equatable, Sendable {
     public init(latitude: Double, longitude: Double) { self.latitude = latitude; self.longitude = longitude }
 }
 
-/// A record field's value.
-public indirect enum FieldValue: Equatable, Sendable {
+/// A record field's value. The usual kinds are held inline; only the larger structs (and the nested value of
+/// `encrypted`) are boxed, so typing a string or a number allocates nothing (a box a value cost about 350
+/// instructions to make and free on a bulk load; docs/performance.md).
+public enum FieldValue: Equatable, Sendable {
     case string(String)
     case int64(Int64)
     case double(Double)
     /// Milliseconds since 1970-01-01T00:00:00Z.
     case timestamp(Int64)
     case bytes([UInt8])
-    case reference(Reference)
-    case asset(Asset)
-    case location(Location)
+    indirect case reference(Reference)
+    indirect case asset(Asset)
+    indirect case location(Location)
     case list(FieldType.Base, [FieldValue])
     /// A value kept in `encryptedValues`: never a reference or an asset, never encrypted twice.
-    case encrypted(FieldValue)
+    indirect case encrypted(FieldValue)
 
     /// The value's type (an encrypted value has its plain value's type; see `isEncrypted`).
     public var type: FieldType {

@@ -465,8 +465,25 @@ package struct JSONParser {
         i += 1  // opening quote
         let start = i
         // Fast path: no escapes. Whether every byte is ASCII is gathered in the same loop (an ASCII run needs no
-        // second pass to validate).
+        // second pass to validate). Eight bytes at a time while none of them ends the run (as in
+        // `JSON.firstByteToEscape`: a false hit only hands the word to the byte loop below, which decides).
         var high: UInt8 = 0
+        if let base = b.baseAddress {
+            var highs64: UInt64 = 0
+            let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
+            while i + 8 <= b.count {
+                let x = UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self)
+                let below20 = (x &- ones &* 0x20) & ~x & highs
+                let q = x ^ (ones &* 0x22)
+                let quote = (q &- ones) & ~q & highs
+                let bs = x ^ (ones &* 0x5C)
+                let backslash = (bs &- ones) & ~bs & highs
+                if below20 | quote | backslash != 0 { break }
+                highs64 |= x & highs
+                i += 8
+            }
+            if highs64 != 0 { high = 0x80 }
+        }
         while i < b.count {
             let c = b[i]
             if c == UInt8(ascii: "\"") || c == UInt8(ascii: "\\") || c < 0x20 { break }

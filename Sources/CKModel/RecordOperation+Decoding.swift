@@ -62,6 +62,69 @@ private struct BatchLineReader {
         do { return try p.value(depth: depth) } catch { throw NotFastBatchShape() }
     }
 
+    /// A field's value: a string or a number of the usual spellings read straight from its bytes (no `String`
+    /// of a number's text, no trip through `Int64(_:)` or `Double(_:)`), anything else by the generic parser.
+    /// Either way the result is the `JSON` scalar the generic parser gives for the same bytes.
+    package mutating func scalarOrValue(depth: Int) throws(NotFastBatchShape) -> JSON {
+        let c = try peek()
+        if c == UInt8(ascii: "\"") {
+            do { return .string(try p.string()) } catch { throw NotFastBatchShape() }
+        }
+        if c == UInt8(ascii: "-") || (c >= 48 && c <= 57) {
+            let start = p.i
+            if let n = BatchLineReader.number(p.b, &p.i) { return n }
+            p.i = start
+        }
+        return try value(depth: depth)
+    }
+
+    /// Powers of ten a `Double` holds exactly (10^0 to 10^22).
+    private static let exactPowersOfTen: [Double] = [1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
+                                                       1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22]
+
+    /// The number at `i` when it is spelled as most are: an integer of at most 18 digits (no overflow can
+    /// happen), or a decimal of at most 15 digits in all with no exponent. Such a decimal is its digits as an
+    /// integer (exact in a `Double`, being under 2^53) divided by a power of ten (exact up to 10^22): one
+    /// correctly rounded division, so the same `Double` as `Double(text)` (Clinger's fast path). Anything else
+    /// (an exponent, more digits, a malformed number) is nil with `i` left anywhere; the caller reads it again.
+    package static func number(_ b: UnsafeBufferPointer<UInt8>, _ i: inout Int) -> JSON? {
+        let n = b.count
+        let negative = b[i] == UInt8(ascii: "-")
+        if negative { i += 1 }
+        guard i < n, b[i] >= 48, b[i] <= 57 else { return nil }
+        var m: Int64 = 0
+        var digits = 0
+        if b[i] == 48 {
+            i += 1
+            digits = 1
+        } else {
+            while i < n, b[i] >= 48, b[i] <= 57 {
+                digits += 1
+                guard digits <= 18 else { return nil }
+                m = m * 10 + Int64(b[i] - 48)
+                i += 1
+            }
+        }
+        let isFraction = i < n && b[i] == UInt8(ascii: ".")
+        if !isFraction {
+            if i < n, b[i] == UInt8(ascii: "e") || b[i] == UInt8(ascii: "E") { return nil }
+            return .int(negative ? -m : m)
+        }
+        i += 1
+        var fraction = 0
+        while i < n, b[i] >= 48, b[i] <= 57 {
+            digits += 1
+            fraction += 1
+            guard digits <= 15 else { return nil }
+            m = m * 10 + Int64(b[i] - 48)
+            i += 1
+        }
+        guard fraction > 0 else { return nil }
+        if i < n, b[i] == UInt8(ascii: "e") || b[i] == UInt8(ascii: "E") { return nil }
+        let d = Double(m) / exactPowersOfTen[fraction]
+        return .double(negative ? -d : d)
+    }
+
     package mutating func line(policy: SavePolicy?) throws(NotFastBatchShape) -> (operation: RecordOperation, record: String) {
         try expect(UInt8(ascii: "{"))
         let first = try recordKey()
@@ -143,10 +206,10 @@ private struct BatchLineReader {
     /// The object of field dictionaries at `depth`.
     package mutating func fields(depth: Int) throws(NotFastBatchShape) -> [String: FieldInput] {
         try expect(UInt8(ascii: "{"))
-        var out: [String: FieldInput] = [:]
-        if try accept(UInt8(ascii: "}")) { return out }
-        // Room for a usual record's fields at once, rather than growing (and rehashing) field by field.
-        out.reserveCapacity(8)
+        if try accept(UInt8(ascii: "}")) { return [:] }
+        // Room for a usual record's fields at once, rather than growing (and rehashing) field by field; made with
+        // its capacity (specialised), as `reserveCapacity` on an empty one went through the generic entry point.
+        var out = [String: FieldInput](minimumCapacity: 8)
         repeat {
             let k = try key()
             // A duplicate name is left to the generic parser (one hash of the name: the insert tells).
@@ -170,7 +233,7 @@ private struct BatchLineReader {
                 if p.accept("\"value\"") { k = "value" } else if p.accept("\"type\"") { k = "type" } else { k = try string() }
                 try expect(UInt8(ascii: ":"))
                 switch k {
-                case "value" where value == nil: value = try self.value(depth: depth + 1)
+                case "value" where value == nil: value = try scalarOrValue(depth: depth + 1)
                 case "type" where typeName == nil:
                     if try peek() == UInt8(ascii: "\""), let known = acceptPlainType() {
                         (typeName, plain) = (known.name, known.type)

@@ -381,9 +381,20 @@ package struct ModifySession {
         var fields = startsEmpty ? [:] : existing?.fields ?? [:]
         // A record that starts empty ends with exactly the values set: `fields` stands for them, not built twice.
         var setValues: [String: FieldValue] = [:]
-        if startsEmpty { fields.reserveCapacity(op.fields.count) }
-        for key in op.fields.keys.sorted() {
-            guard let input = op.fields[key] else { continue }
+        // A record that starts empty from values typed as they were read (a bulk load's lines), of names already
+        // checked, holding no reference, asset or empty list, has those values as its fields: mapped in the
+        // operation's own hash table (no sort, no hashing, no insert), as the loop below would set them.
+        var plain = startsEmpty
+        let mapped = !startsEmpty ? [:] : op.fields.mapValues { input -> FieldValue in
+            // Any other input makes the record not plain; its placeholder is never used (the table is dropped).
+            guard case .value(let v) = input, !v.holdsReferenceOrAsset else { plain = false; return .int64(0) }
+            if case .list(_, let items) = v, items.isEmpty { plain = false }
+            return v
+        }
+        if plain, op.fields.keys.allSatisfy({ checkedKeys.contains($0) }) { fields = mapped } else { plain = false }
+        if startsEmpty && !plain { fields.reserveCapacity(op.fields.count) }
+        // In key order (the first bad key is the one named), each with its input: no second lookup by key.
+        for (key, input) in plain ? [] : op.fields.sorted(by: { $0.key < $1.key }) {
             if !(recordType == Share.recordType && Share.systemFieldKeys.contains(key)) && !checkedKeys.contains(key) {
                 try Names.validateFieldName(key)
                 checkedKeys.insert(key)

@@ -1,6 +1,7 @@
 import CKModel
 import CKSchema
 import CKStorage
+import Glibc
 
 /// A JSON Lines file of record operations (`ck record save --batch`). It is checked whole — syntax, shape and
 /// field types against the schema — before anything is written. The check keeps the operations it read up to a
@@ -27,9 +28,11 @@ public struct RecordBatch: Sendable {
         var spans: [(range: Range<Int>, number: Int)] = []
         bytes.withUnsafeBufferPointer { buf in
             var start = 0, number = 0
+            guard let base = buf.baseAddress else { return }
             while start < buf.count {
                 number += 1
-                let end = buf[start...].firstIndex(of: 0x0A) ?? buf.count
+                // memchr (a vector scan), not a byte loop: about 4 instructions a byte of a bulk load's input.
+                let end = memchr(base + start, 0x0A, buf.count - start).map { UnsafeRawPointer(base).distance(to: UnsafeRawPointer($0)) } ?? buf.count
                 if !buf[start..<end].allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) { spans.append((start..<end, number)) }
                 start = end + 1
             }

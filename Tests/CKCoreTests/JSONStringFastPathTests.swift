@@ -81,6 +81,40 @@ import Testing
         return String(decoding: out, as: UTF8.self)
     }
 
+    /// The reader scans a string eight bytes at a time: its end, an escape, a control character or a byte ≥ 0x80 in
+    /// the first word, at a word's edge, in a later word or in the byte tail reads as the bytes say.
+    @Test func readerFindsTheEndAndEscapesWhereverTheyFall() throws {
+        #expect(try JSON.parse(#""abcdefg""#) == .string("abcdefg"))
+        #expect(try JSON.parse(#""abcdefgh""#) == .string("abcdefgh"))
+        #expect(try JSON.parse(#""abcdefghi""#) == .string("abcdefghi"))
+        #expect(try JSON.parse(#""abcdefghijklmnop""#) == .string("abcdefghijklmnop"))
+        #expect(try JSON.parse(#""abcdefg\"hijklmnop""#) == .string(#"abcdefg"hijklmnop"#))
+        #expect(try JSON.parse(#""abcdefgh\\ijklmnop""#) == .string(#"abcdefgh\ijklmnop"#))
+        #expect(try JSON.parse(#""abcdefghijklmnopq\u00e9""#) == .string("abcdefghijklmnopqé"))
+        #expect(try JSON.parse(#"["abcdefghijkl","mnopqrstuvwx"]"#) == .array([.string("abcdefghijkl"), .string("mnopqrstuvwx")]))
+        // A byte ≥ 0x80 in a word the scan passes whole (¢ is C2 A2, Ü is C3 9C: 0x22 and 0x5C with the high bit).
+        #expect(try JSON.parse("\"¢¢¢¢ÜÜÜÜ plain tail\"") == .string("¢¢¢¢ÜÜÜÜ plain tail"))
+        #expect(try JSON.parse("\"plain ascii word then é\"") == .string("plain ascii word then é"))
+        // A raw control character is refused wherever it falls, with its column.
+        for (text, column) in [("\"abcdefghij\u{01}k\"", 12), ("\"abcdefg\u{1F}\"", 9), ("\"\u{0A}abcdefghij\"", 2)] {
+            do {
+                _ = try JSON.parse(text)
+                Issue.record("took a raw control character: \(text.debugDescription)")
+            } catch {
+                #expect(error.message == "control character in string (escape it)")
+                #expect(error.column == column, "\(text.debugDescription): column \(error.column)")
+            }
+        }
+        // Bad UTF-8 inside a word the scan passes whole is still refused.
+        let bad: [UInt8] = [0x22] + Array("abcdefghij".utf8) + [0x80] + Array("klmnopqrstu".utf8) + [0x22]
+        do {
+            _ = try JSON.parse(utf8: bad)
+            Issue.record("expected invalid UTF-8 to be refused")
+        } catch {
+            #expect(error.message == "invalid UTF-8 in string")
+        }
+    }
+
     @Test func spellsIntegersAsStringDoes() {
         #expect(Self.decimal(0) == "0")
         #expect(Self.decimal(7) == "7")
