@@ -56,6 +56,19 @@ final class ServeProcess {
         return (process.terminationStatus, String(decoding: err, as: UTF8.self))
     }
 
+    /// Sends `signal` and waits at most `seconds` for the server to end: its exit status, or nil when it was still
+    /// running (it is then killed, so a test of a lost signal fails instead of hanging).
+    func stop(signal: Int32, within seconds: Double) -> Int32? {
+        kill(process.processIdentifier, signal)
+        let deadline = Date().addingTimeInterval(seconds)
+        while process.isRunning && Date() < deadline { usleep(5_000) }
+        let ended = !process.isRunning
+        if !ended { kill(process.processIdentifier, SIGKILL) }
+        _ = stderrPipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return ended ? process.terminationStatus : nil
+    }
+
     /// One request on a fresh connection.
     func request(_ method: String, _ target: String, headers: [(String, String)] = [], body: [UInt8]? = nil,
                  timeout: Double = 30) throws -> HTTPClientReply {

@@ -1,6 +1,5 @@
 import CKCore
 import CKServe
-import Dispatch
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -67,6 +66,8 @@ enum ServeCommand {
             options.noAuthUser = inv.user
         }
         let store = try inv.store()
+        // Before any thread of the server starts, so that every thread holds them for the waiter below.
+        holdStopSignals()
         let server = CloudKitServer(store: store, options: options)
         let http = try HTTPServer(host: options.host, port: options.port, timeout: options.timeout, responder: server)
         let bare = options.host.hasPrefix("[") ? String(options.host.dropFirst().dropLast()) : options.host
@@ -81,20 +82,11 @@ enum ServeCommand {
         if !options.isLoopback && bare != "::1" {
             inv.terminal.writeErr("ck: warning: listening on \(bare), not loopback: anyone who can reach this address can read and change the store\n")
         }
-        // Stop on SIGINT and SIGTERM: the signals are ignored so that only the dispatch sources see them.
-        var sources: [DispatchSourceSignal] = []
-        for sig in [SIGINT, SIGTERM] {
-            signal(sig, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: sig, queue: .global())
-            source.setEventHandler { http.stop() }
-            source.resume()
-            sources.append(source)
-        }
+        stopOnSignal { http.stop() }
         signal(SIGPIPE, SIG_IGN)
         inv.line("ck serve: listening on \(url)")
         StreamWriter.stdout.flush()
         http.run()
-        for source in sources { source.cancel() }
         ServeAdvertisement.remove(store: store)
         return ExitCode.success
     }
