@@ -201,6 +201,20 @@ extension JSON {
         }
     }
 
+    /// Whether some byte of the eight in `x` (little-endian) may be a quote, a backslash or a control character:
+    /// each test is nonzero exactly when a byte matches, or past a byte that does, so a false hit only sends a
+    /// caller to its byte loop, which decides.
+    @inline(__always)
+    package static func mayEndStringRun(_ x: UInt64) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
+        let below20 = (x &- ones &* 0x20) & ~x & highs
+        let q = x ^ (ones &* 0x22)
+        let quote = (q &- ones) & ~q & highs
+        let bs = x ^ (ones &* 0x5C)
+        let backslash = (bs &- ones) & ~bs & highs
+        return below20 | quote | backslash != 0
+    }
+
     /// The index of the first byte a JSON string literal must escape (a quote, a backslash or a control
     /// character), or `u.count`. Eight bytes at a time: each test below is nonzero exactly when some byte of the
     /// word matches (a false hit past the first match only sends the scan to the byte loop, which decides).
@@ -208,16 +222,8 @@ extension JSON {
         guard let base = u.baseAddress else { return 0 }
         let n = u.count
         var i = 0
-        let ones: UInt64 = 0x0101_0101_0101_0101
-        let highs: UInt64 = 0x8080_8080_8080_8080
         while i + 8 <= n {
-            let x = UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self)
-            let below20 = (x &- ones &* 0x20) & ~x & highs
-            let q = x ^ (ones &* 0x22)
-            let quote = (q &- ones) & ~q & highs
-            let bs = x ^ (ones &* 0x5C)
-            let backslash = (bs &- ones) & ~bs & highs
-            if below20 | quote | backslash != 0 { break }
+            if mayEndStringRun(UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self)) { break }
             i += 8
         }
         while i < n {
@@ -470,16 +476,10 @@ package struct JSONParser {
         var high: UInt8 = 0
         if let base = b.baseAddress {
             var highs64: UInt64 = 0
-            let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
             while i + 8 <= b.count {
                 let x = UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self)
-                let below20 = (x &- ones &* 0x20) & ~x & highs
-                let q = x ^ (ones &* 0x22)
-                let quote = (q &- ones) & ~q & highs
-                let bs = x ^ (ones &* 0x5C)
-                let backslash = (bs &- ones) & ~bs & highs
-                if below20 | quote | backslash != 0 { break }
-                highs64 |= x & highs
+                if JSON.mayEndStringRun(x) { break }
+                highs64 |= x & 0x8080_8080_8080_8080
                 i += 8
             }
             if highs64 != 0 { high = 0x80 }

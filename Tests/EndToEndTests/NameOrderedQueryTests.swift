@@ -114,6 +114,19 @@ import Testing
         #expect(try s.ck("-z", "Notes", "query", "Note", "tags CONTAINS 'home'", "--limit", "3", "-o", "name").stdout == "n001\nn003\nn005\n")
     }
 
+    /// The static release build, and what counts the instructions of a second page of `tags CONTAINS 'travel'` (100
+    /// records) in a sandbox: the first query builds the field values, the count is of the next.
+    static func pageInstructions() throws -> (ck: String, count: (Sandbox) throws -> Double) {
+        let valgrind = try RequiredTool.require("valgrind")
+        let ck = try #require(ChangesFromLogBytesTests.releaseBinary, "build it: swift build -c release -Xswiftc -static-executable --product ck")
+        let query = ["-z", "Notes", "query", "Note", "tags CONTAINS 'travel'", "--limit", "100", "-o", "name"]
+        return (ck, { s in
+            let warm = try s.run(query, program: ck)
+            #expect(warm.stdout.split(separator: "\n").count == 100, "a full page: \(warm.stderr)")
+            return try s.callgrind(query, ck: ck, valgrind: valgrind).instructions
+        })
+    }
+
     /// A page of list CONTAINS costs about the same (callgrind instructions, at most 1.1 times) after a record named
     /// before all others is saved (bench's `save one` does it) and in a store loaded in reverse name order, as in a
     /// store whose names all came in order. Format 10 walked the records in name order once one name came out of
@@ -121,14 +134,7 @@ import Testing
     @Test(RequiredTool.needed("valgrind"),
           .enabled(if: RequiredTool.inCI || ChangesFromLogBytesTests.releaseBinary != nil, "needs the static release build (.ci/run makes it)"))
     func aPageCostsTheSameWhenNamesCameOutOfOrder() throws {
-        let valgrind = try RequiredTool.require("valgrind")
-        let ck = try #require(ChangesFromLogBytesTests.releaseBinary, "build it: swift build -c release -Xswiftc -static-executable --product ck")
-        let query = ["-z", "Notes", "query", "Note", "tags CONTAINS 'travel'", "--limit", "100", "-o", "name"]
-        func instructions(_ s: Sandbox) throws -> Double {
-            let warm = try s.run(query, program: ck)
-            #expect(warm.stdout.split(separator: "\n").count == 100, "a full page: \(warm.stderr)")
-            return try s.callgrind(query, ck: ck, valgrind: valgrind).instructions
-        }
+        let (ck, instructions) = try Self.pageInstructions()
         let ordered = try EqualitySortedQueryTests.seeded(3_000, program: ck)
         let inOrder = try instructions(ordered)
         #expect(try ordered.run(["-z", "Notes", "record", "save", "Note", "--name", "bench-new", "title=x", "priority=5"],
@@ -151,15 +157,7 @@ import Testing
     @Test(RequiredTool.needed("valgrind"),
           .enabled(if: RequiredTool.inCI || ChangesFromLogBytesTests.releaseBinary != nil, "needs the static release build (.ci/run makes it)"))
     func aListContainsPageCostsTheSameAtTenTimesTheRecords() throws {
-        let valgrind = try RequiredTool.require("valgrind")
-        let ck = try #require(ChangesFromLogBytesTests.releaseBinary, "build it: swift build -c release -Xswiftc -static-executable --product ck")
-        let query = ["-z", "Notes", "query", "Note", "tags CONTAINS 'travel'", "--limit", "100", "-o", "name"]
-        func instructions(_ s: Sandbox) throws -> Double {
-            // The first query builds the field values; the count is of the next.
-            let warm = try s.run(query, program: ck)
-            #expect(warm.stdout.split(separator: "\n").count == 100, "a full page: \(warm.stderr)")
-            return try s.callgrind(query, ck: ck, valgrind: valgrind).instructions
-        }
+        let (ck, instructions) = try Self.pageInstructions()
         let small = try instructions(try EqualitySortedQueryTests.seeded(1_000, program: ck))
         let large = try instructions(try EqualitySortedQueryTests.seeded(10_000, program: ck))
         #expect(large <= small * 1.2, "instructions of a page: \(Int(small)) at 1,000 records, \(Int(large)) at 10,000 (\(large / small)x)")
