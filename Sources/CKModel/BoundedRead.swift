@@ -95,21 +95,16 @@ package enum BoundedRead {
 
         mutating func scan(_ bytes: ArraySlice<UInt8>) throws(CKError) {
             guard let lineLimit else { return }
-            // Newline to newline by memchr (a vector scan): a byte loop here cost about 5 instructions a byte of a
-            // bulk load's input. A line is refused once its length passes the limit, as a byte loop would.
-            let tooLong: Bool = bytes.withUnsafeBufferPointer { buf in
-                guard let base = buf.baseAddress else { return false }
-                var i = 0
-                while i < buf.count {
-                    let end = memchr(base + i, 0x0A, buf.count - i).map { UnsafeRawPointer(base).distance(to: UnsafeRawPointer($0)) } ?? buf.count
-                    length += end - i
-                    if length > lineLimit { return true }
-                    if end < buf.count { length = 0; number += 1 }
-                    i = end + 1
-                }
-                return false
+            // Newline to newline (a byte loop here cost about 5 instructions a byte of a bulk load's input). A line
+            // is refused once its length passes the limit, as a byte loop would.
+            var i = bytes.startIndex
+            while i < bytes.endIndex {
+                let end = ByteSearch.first(0x0A, in: bytes, from: i) ?? bytes.endIndex
+                length += end - i
+                if length > lineLimit { throw BoundedRead.lineTooLong(input, line: number, lineLimit: lineLimit) }
+                if end < bytes.endIndex { length = 0; number += 1 }
+                i = end + 1
             }
-            if tooLong { throw BoundedRead.lineTooLong(input, line: number, lineLimit: lineLimit) }
         }
     }
 }

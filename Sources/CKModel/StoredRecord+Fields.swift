@@ -1,7 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
-
 extension StoredRecord {
     /// A user field's value as the scan left it: the common types as their JSON text, the others decoded.
     package enum Value {
@@ -23,7 +19,7 @@ extension StoredRecord {
         var next = 0
         while i < fields.upperBound {
             // "key":
-            let keyEnd = StoredRecord.find(UInt8(ascii: "\""), in: b, from: i + 1) ?? fields.upperBound
+            let keyEnd = ByteSearch.first(UInt8(ascii: "\""), in: b, from: i + 1) ?? fields.upperBound
             let key = i + 1..<keyEnd
             let field = keyEnd + 2
             if next < decoded.count, decoded[next].field.lowerBound == field {
@@ -38,10 +34,10 @@ extension StoredRecord {
             switch b[v] {
             case UInt8(ascii: "\""): end = StoredRecord.stringEnd(b, from: v)
             case UInt8(ascii: "["): end = StoredRecord.listEnd(b, from: v)
-            default: end = StoredRecord.find(UInt8(ascii: ","), in: b, from: v) ?? fields.upperBound
+            default: end = ByteSearch.first(UInt8(ascii: ","), in: b, from: v) ?? fields.upperBound
             }
             let t = end + #","type":""#.utf8.count
-            let typeEnd = StoredRecord.find(UInt8(ascii: "\""), in: b, from: t) ?? fields.upperBound
+            let typeEnd = ByteSearch.first(UInt8(ascii: "\""), in: b, from: t) ?? fields.upperBound
             // The scan let only STRING, INT64, TIMESTAMP and their lists through here: the first letter and the
             // length tell them apart.
             let isList = typeEnd - t > 9
@@ -71,7 +67,7 @@ extension StoredRecord {
                 body(i + 1..<end - 1)
                 i = end + 1
             } else {
-                let end = min(StoredRecord.find(UInt8(ascii: ","), in: b, from: i) ?? items.upperBound, items.upperBound)
+                let end = min(ByteSearch.first(UInt8(ascii: ","), in: b, from: i) ?? items.upperBound, items.upperBound)
                 body(i..<end)
                 i = end + 1
             }
@@ -90,24 +86,13 @@ extension StoredRecord {
     /// number of backslashes comes before it (byte at a time cost more than the rest of the walk).
     static func stringEnd(_ b: ArraySlice<UInt8>, from start: Int) -> Int {
         var j = start + 1
-        while let q = find(UInt8(ascii: "\""), in: b, from: j) {
+        while let q = ByteSearch.first(UInt8(ascii: "\""), in: b, from: j) {
             var slashes = 0
             while b[q - 1 - slashes] == UInt8(ascii: "\\") { slashes += 1 }
             if slashes % 2 == 0 { return q + 1 }
             j = q + 1
         }
         return b.endIndex
-    }
-
-    /// The index of the first `byte` in `b` at or after `from` (memchr), nil when there is none.
-    package static func find(_ byte: UInt8, in b: ArraySlice<UInt8>, from: Int) -> Int? {
-        guard from < b.endIndex else { return nil }
-        return b.withUnsafeBufferPointer { p -> Int? in
-            guard let base = p.baseAddress else { return nil }
-            let at = from - b.startIndex
-            guard let hit = memchr(base + at, Int32(byte), p.count - at) else { return nil }
-            return b.startIndex + (UnsafeRawPointer(hit) - UnsafeRawPointer(base))
-        }
     }
 
     /// Just past the closing bracket of the list of strings or integers that opens at `start`.

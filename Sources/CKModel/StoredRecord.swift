@@ -44,6 +44,10 @@ package struct StoredRecord {
 
     /// A string body (`name`, …) with its JSON escapes undone, as the decoded record holds it.
     package func string(_ body: Range<Int>) -> String {
+        // Most have no escape: taken as they are.
+        if ByteSearch.first(UInt8(ascii: "\\"), in: bytes[body], from: body.lowerBound) == nil {
+            return String(decoding: bytes[body], as: UTF8.self)
+        }
         var out: [UInt8] = []
         StoredRecord.unescape(bytes[body], into: &out)
         return String(decoding: out, as: UTF8.self)
@@ -53,7 +57,7 @@ package struct StoredRecord {
     /// `JSON.writeString` writes).
     package static func unescape(_ body: ArraySlice<UInt8>, into out: inout [UInt8]) {
         // Most strings have no escape: copied whole.
-        if StoredRecord.find(UInt8(ascii: "\\"), in: body, from: body.startIndex) == nil { out += body; return }
+        if ByteSearch.first(UInt8(ascii: "\\"), in: body, from: body.startIndex) == nil { out += body; return }
         var i = body.startIndex
         var run = i
         while i < body.endIndex {

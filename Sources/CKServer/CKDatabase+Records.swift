@@ -386,9 +386,8 @@ package struct ModifySession {
         // operation's own hash table (no sort, no hashing, no insert), as the loop below would set them.
         var plain = startsEmpty
         let mapped = !startsEmpty ? [:] : op.fields.mapValues { input -> FieldValue in
-            // Any other input makes the record not plain; its placeholder is never used (the table is dropped).
-            guard case .value(let v) = input, !v.holdsReferenceOrAsset else { plain = false; return .int64(0) }
-            if case .list(_, let items) = v, items.isEmpty { plain = false }
+            // Any other input makes the record not plain; the value returned here is never used (the table is dropped).
+            guard let v = input.plainValue else { plain = false; return .int64(0) }
             return v
         }
         if plain, op.fields.keys.allSatisfy({ checkedKeys.contains($0) }) { fields = mapped } else { plain = false }

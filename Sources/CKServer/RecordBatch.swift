@@ -1,7 +1,6 @@
 import CKModel
 import CKSchema
 import CKStorage
-import Glibc
 
 /// A JSON Lines file of record operations (`ck record save --batch`). It is checked whole — syntax, shape and
 /// field types against the schema — before anything is written. The check keeps the operations it read up to a
@@ -26,16 +25,13 @@ public struct RecordBatch: Sendable {
         self.bytes = bytes
         self.label = label
         var spans: [(range: Range<Int>, number: Int)] = []
-        bytes.withUnsafeBufferPointer { buf in
-            var start = 0, number = 0
-            guard let base = buf.baseAddress else { return }
-            while start < buf.count {
-                number += 1
-                // memchr (a vector scan), not a byte loop: about 4 instructions a byte of a bulk load's input.
-                let end = memchr(base + start, 0x0A, buf.count - start).map { UnsafeRawPointer(base).distance(to: UnsafeRawPointer($0)) } ?? buf.count
-                if !buf[start..<end].allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) { spans.append((start..<end, number)) }
-                start = end + 1
-            }
+        let all = bytes[...]
+        var start = 0, number = 0
+        while start < all.count {
+            number += 1
+            let end = ByteSearch.first(0x0A, in: all, from: start) ?? all.count
+            if !all[start..<end].allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) { spans.append((start..<end, number)) }
+            start = end + 1
         }
         self.spans = spans
     }
@@ -135,10 +131,8 @@ public struct RecordBatch: Sendable {
         // type, named by a key already checked, holding no reference. Nothing to check or admit: no sorting, no
         // dictionary of values (an empty list, typed by the schema, goes the long way).
         if let declared = schema.recordTypes[type]?.fields, op.fields.allSatisfy({ key, input in
-            guard case .value(let v) = input, !v.holdsReferenceOrAsset, checked.keys.contains(key),
-                  let field = declared[key], field.encrypted == v.isEncrypted, field.accepts(v.type) else { return false }
-            if case .list(_, let items) = v, items.isEmpty { return false }
-            return true
+            guard let v = input.plainValue, checked.keys.contains(key), let field = declared[key] else { return false }
+            return field.encrypted == v.isEncrypted && field.accepts(v.type)
         }) { return }
         let keys = op.fields.keys.sorted()
         // Usually every field is valid: type them all and admit them at once; any failure repeats the check key

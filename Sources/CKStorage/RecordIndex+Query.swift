@@ -254,7 +254,7 @@ extension RecordIndex {
             // many records match, while ids run in name order (`namesInIdOrder`): no walk, no sort.
             var idOrdered = false
             if byName, driverLimit > 0, others.contains(where: \.inRecordOrder) {
-                idOrdered = try wrap { () throws(SQLiteConnection.Failure) -> Bool in if let known = idOrder[log] { return known }; return try namesInIdOrder(log) }
+                idOrdered = try wrap { () throws(SQLiteConnection.Failure) -> Bool in try knownIdOrder(log) }
             }
             var best = onSort.isEmpty ? limit : try estimate(log: log, onSort, limit: limit)
             var chosen: Int? = nil

@@ -334,8 +334,7 @@ package final class RecordIndex {
         // Whether the log's record ids still run in name order (`namesInIdOrder`): a new record keeps it when its
         // name comes after every other (a bulk load's usual order), or when a free id lies between those of the
         // names around it (`slot`). Checked against the highest name, read once.
-        var ordered = idOrder[log] ?? false
-        if idOrder[log] == nil { ordered = try namesInIdOrder(log) }
+        var ordered = try knownIdOrder(log)
         var highest: [UInt8]? = nil
         if ordered { highest = try highestName(log) }
         for (i, e) in entries.enumerated() {
@@ -446,6 +445,12 @@ package final class RecordIndex {
         let ordered = try !s.step() || s.int(0) == 1
         idOrder[log] = ordered
         return ordered
+    }
+
+    /// `namesInIdOrder` as this process last read or wrote it, read when it has not.
+    func knownIdOrder(_ log: Int64) throws(SQLiteConnection.Failure) -> Bool {
+        if let known = idOrder[log] { return known }
+        return try namesInIdOrder(log)
     }
 
     /// Room between record ids left by `renumber` (a new name can then take an id between its neighbours').

@@ -55,16 +55,11 @@ extension Device {
     /// it (`StoredRecord`): nothing is decoded or rendered. `insert` is `putServerRecordSQL` prepared. Returns the
     /// record's name.
     package func putServerRecord(zone: String, stored r: StoredRecord, with insert: SQLiteStatement) throws(CKError) -> String {
-        let name = Device.text(r, r.name)
+        let name = r.string(r.name)
         do {
-            try insert.run([zone, name, Device.text(r, r.type), Device.text(r, r.tag), String(decoding: r.bytes, as: UTF8.self)])
+            try insert.run([zone, name, r.string(r.type), r.string(r.tag), String(decoding: r.bytes, as: UTF8.self)])
         } catch { throw fail(error) }
         return name
-    }
-
-    /// A string of a stored record, unescaped; most have no escape and are taken as they are.
-    private static func text(_ r: StoredRecord, _ body: Range<Int>) -> String {
-        r.bytes[body].contains(UInt8(ascii: "\\")) ? r.string(body) : String(decoding: r.bytes[body], as: UTF8.self)
     }
 
     package func removeServerRecord(zone: String, name: String) throws(CKError) {

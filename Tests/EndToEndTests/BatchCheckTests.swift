@@ -8,6 +8,19 @@ import Testing
         #"{"recordName":"\#(name)","recordType":"Note","fields":{\#(fields)}}"#
     }
 
+    /// Saves `file` as a batch and expects it refused (exit 8) with `summary` after the file's name and each of
+    /// `problems` on stderr.
+    @discardableResult
+    func refused(_ s: Sandbox, _ file: String, _ summary: String, _ problems: [String]) throws -> Sandbox.Result {
+        let r = try s.ck("record", "save", "--batch", file)
+        #expect(r.status == 8)
+        #expect(r.stderr.contains("\(file): \(summary)"), "\(r.stderr)")
+        for expected in problems {
+            #expect(r.stderr.contains(expected), "missing \(expected) in\n\(r.stderr)")
+        }
+        return r
+    }
+
     @Test func aBadLineNearTheEndOfALargeFileWritesNothing() throws {
         let s = try Sandbox()
         var lines = (1...10_000).map { note("r\($0)", #""n":{"value":\#($0)}"#) }
@@ -34,19 +47,14 @@ import Testing
             #"{"recordName":"z","recordType":"Note","fields":{"t":"bare"}}"#,
         ]
         try s.write(lines.joined(separator: "\n"), to: "shapes.jsonl")
-        let r = try s.ck("record", "save", "--batch", "shapes.jsonl")
-        #expect(r.status == 8)
-        #expect(r.stderr.contains("shapes.jsonl: 6 lines are invalid; nothing was saved (6 problems below)"), "\(r.stderr)")
-        for expected in [
+        try refused(s, "shapes.jsonl", "6 lines are invalid; nothing was saved (6 problems below)", [
             "  shapes.jsonl:2:1: invalidArguments (12): $: expected a JSON object",
             "  shapes.jsonl:3:15: invalidArguments (12): $.recordName: expected a string",
             "  shapes.jsonl:4:18: invalidArguments (12): $.operationType: expected one of create, update",
             "  shapes.jsonl:5:1: invalidArguments (12): $.recordType: missing: a new record needs its recordType",
             "  shapes.jsonl:6:48: invalidArguments (12): $.colour: unknown key 'colour' in a record",
             "  shapes.jsonl:7:53: invalidArguments (12): $.fields.t: expected a field dictionary",
-        ] {
-            #expect(r.stderr.contains(expected), "missing \(expected) in\n\(r.stderr)")
-        }
+        ])
         #expect(try s.ck("record", "fetch", "ok").status == 3, "the good line was not saved either")
     }
 
@@ -101,17 +109,12 @@ import Testing
             note("g", #""n":{"value":[7],"type":"INT64_LIST"}"#),
         ]
         try s.write(lines.joined(separator: "\n") + "\n", to: "declared.jsonl")
-        let r = try s.ck("record", "save", "--batch", "declared.jsonl")
-        #expect(r.status == 8)
-        #expect(r.stderr.contains("declared.jsonl: 4 lines are invalid; nothing was saved (4 problems below)"), "\(r.stderr)")
-        for expected in [
+        let r = try refused(s, "declared.jsonl", "4 lines are invalid; nothing was saved (4 problems below)", [
             "  declared.jsonl:2:62: invalidArguments (12): $.fields.n.value: invalid attempt to set value type STRING for field 'n' for type 'Note', defined to be: INT64",
             "  declared.jsonl:3:62: invalidArguments (12): $.fields.s.value: field 's' of type 'Note' is STRING, not encrypted: an encrypted value can't be stored in it",
             "  declared.jsonl:4:62: invalidArguments (12): $.fields.r.value: field 'r': a reference must point into the record's own zone (_defaultZone), not 'Other'",
             "  declared.jsonl:7:62: invalidArguments (12): $.fields.n.value: invalid attempt to set value type INT64_LIST for field 'n' for type 'Note', defined to be: INT64",
-        ] {
-            #expect(r.stderr.contains(expected), "missing \(expected) in\n\(r.stderr)")
-        }
+        ])
         #expect(!r.stderr.contains("declared.jsonl:5:") && !r.stderr.contains("declared.jsonl:6:"), "\(r.stderr)")
         #expect(try s.ck("record", "fetch", "a").status == 3, "nothing was saved")
     }

@@ -40,7 +40,7 @@ extension RecordText {
     /// (`\t`, `\n`, `\r`, `\\`) but for `\"` and `\u00XX`, which stand for their byte.
     private static func appendDisplayEscaped(string body: ArraySlice<UInt8>, to out: inout [UInt8]) {
         // Most strings have no escape: copied whole.
-        guard var i = StoredRecord.find(UInt8(ascii: "\\"), in: body, from: body.startIndex) else { out += body; return }
+        guard var i = ByteSearch.first(UInt8(ascii: "\\"), in: body, from: body.startIndex) else { out += body; return }
         var run = body.startIndex
         while i < body.endIndex {
             guard body[i] == UInt8(ascii: "\\") else { i += 1; continue }
